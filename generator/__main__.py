@@ -1,0 +1,68 @@
+"""Command line of the cubind generator.
+
+    python3 -m generator generate [--cuda-path DIR] [--out DIR]
+    python3 -m generator check    [--cuda-path DIR] [--out DIR]
+
+generate  parse the CUDA headers (stage 1), render every output (stage 2) and
+          write the tree; nothing is written unless every step succeeded.
+check     regenerate in memory and compare with the tree; exit 1 on a difference.
+Exit status 2 for a missing header directory, a header that fails to parse or an
+IR cubind cannot use; the message names the culprit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import config as config_module
+from . import model, output, parse, render
+from .tu import ParseError
+from .typesel import TypeError_
+
+DEFAULT_CUDA = "/usr/local/cuda"
+
+
+def command_line(cuda_path: str) -> str:
+    """The command stamped into every file: the one that regenerates it."""
+    suffix = "" if cuda_path == DEFAULT_CUDA else f" CUDA_PATH={cuda_path}"
+    return f"make generate{suffix}"
+
+
+def produce(cuda_path: Path, config_path: Path) -> dict[str, str]:
+    config = config_module.load(config_path)
+    include = cuda_path / "include"
+    irs = [parse.build_ir(config, unit, include) for unit in config.units]
+    return render.render_all(model.build(config, irs), command_line(str(cuda_path)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m generator", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["generate", "check"])
+    parser.add_argument("--cuda-path", default=DEFAULT_CUDA, help="CUDA toolkit root (its include/ is parsed)")
+    parser.add_argument("--out", default="generated", help="the generated tree")
+    parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
+    args = parser.parse_args(argv)
+    try:
+        files = produce(Path(args.cuda_path), Path(args.config))
+    except (ParseError, parse.IRError, TypeError_, config_module.ConfigError, ValueError) as exc:
+        print(f"cubind generator: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if args.action == "check":
+        diff = output.differences(out, files)
+        for line in diff:
+            print(line)
+        if diff:
+            print(f"cubind generator: {out} is not what the generator produces ({len(diff)} files); run make generate")
+            return 1
+        print(f"cubind generator: {out} is up to date ({len(files)} files)")
+        return 0
+    changed = output.write_tree(out, files)
+    print(f"cubind generator: wrote {len(files)} files to {out} ({len(changed)} changed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""C declarators built from libclang types.
+
+A C declaration puts the declared name inside the type ("const float *const
+A[]", "void (*cb)(int)"), so it cannot be a type spelling plus a name; this
+module rebuilds it from the type's structure, inside out.
+"""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+
+TK = ci.TypeKind
+
+_WRAPPERS = (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO)
+
+INTEGER_KINDS = frozenset(
+    {
+        TK.BOOL, TK.CHAR_U, TK.UCHAR, TK.CHAR16, TK.CHAR32, TK.USHORT, TK.UINT, TK.ULONG, TK.ULONGLONG,
+        TK.CHAR_S, TK.SCHAR, TK.WCHAR, TK.SHORT, TK.INT, TK.LONG, TK.LONGLONG,
+    }
+)
+FLOATING_KINDS = frozenset({TK.FLOAT, TK.DOUBLE, TK.LONGDOUBLE, TK.HALF, TK.FLOAT128})
+
+
+def declare(t: ci.Type, name: str = "") -> str:
+    """The C declaration of `name` with type `t`; with no name, the abstract declarator (a type name)."""
+    return _declare(t, name).strip()
+
+
+def _qualifiers(t: ci.Type) -> str:
+    words = []
+    if t.is_const_qualified():
+        words.append("const")
+    if t.is_volatile_qualified():
+        words.append("volatile")
+    if t.is_restrict_qualified():
+        words.append("restrict")
+    return " ".join(words)
+
+
+def _declare(t: ci.Type, inner: str) -> str:
+    kind = t.kind
+    if kind == TK.POINTER:
+        pointee = t.get_pointee()
+        quals = _qualifiers(t)
+        text = "*" + (quals + (" " if inner else "") if quals else "") + inner
+        if pointee.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+            text = f"({text})"
+        return _declare(pointee, text)
+    if kind == TK.CONSTANTARRAY:
+        return _declare(t.element_type, f"{inner}[{t.element_count}]")
+    if kind == TK.INCOMPLETEARRAY:
+        return _declare(t.element_type, f"{inner}[]")
+    if kind == TK.FUNCTIONPROTO:
+        args = [declare(a) for a in t.argument_types()]
+        if t.is_function_variadic():
+            args.append("...")
+        return _declare(t.get_result(), f"{inner}({', '.join(args) or 'void'})")
+    if kind == TK.FUNCTIONNOPROTO:
+        return _declare(t.get_result(), f"{inner}()")
+    base = t.spelling
+    if not inner:
+        return base
+    return f"{base} {inner}"
+
+
+def decay(t: ci.Type) -> str:
+    """The type a parameter declared with type `t` really has (arrays and functions become pointers)."""
+    if t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        return _declare(t.element_type, "*").strip()
+    if t.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
+        return _declare(t, "(*)").strip()
+    return declare(t)
+
+
+def category(t: ci.Type) -> str:
+    """What kind of value a parameter of type `t` carries: pointer, function_pointer, integer, enum,
+    floating, record or void."""
+    if t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        return "pointer"
+    canonical = t.get_canonical()
+    kind = canonical.kind
+    if kind == TK.POINTER:
+        pointee = canonical.get_pointee().kind
+        return "function_pointer" if pointee in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO) else "pointer"
+    if kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
+        return "function_pointer"
+    if kind == TK.ENUM:
+        return "enum"
+    if kind in INTEGER_KINDS:
+        return "integer"
+    if kind in FLOATING_KINDS:
+        return "floating"
+    if kind == TK.RECORD:
+        return "record"
+    if kind == TK.VOID:
+        return "void"
+    raise ValueError(f"unsupported type {t.spelling!r} (canonical kind {kind})")

@@ -1,0 +1,153 @@
+"""Turn the IR of every unit into what the templates render: libraries, modules,
+type groups (one per NVIDIA header, with the guard that tells whether it was
+included) and the shared CUDA types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .config import Config, Library, Module
+
+
+@dataclass
+class TypeGroup:
+    header: str                 # NVIDIA header the declarations come from
+    guard: str                  # macro defined when that header was included
+    cplusplus_class: bool       # C++ classes: declared opaque in C, skipped in C++ after NVIDIA's header
+    entries: list[dict] = field(default_factory=list)
+    constants: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class ModuleModel:
+    module: Module
+    unit: str
+    header_version: str
+    functions: list[dict]
+    groups: list[TypeGroup]
+    type_includes: list[str]      # other cubind *_types.h headers this module's types need
+    standard_headers: list[str]
+
+
+@dataclass
+class LibraryModel:
+    library: Library
+    functions: list[dict]         # in IR order; a function's index is its symbol slot
+    modules: list[str]
+    header_version: str
+    status_constants: list[dict]  # every value of the status enum
+
+
+@dataclass
+class Model:
+    config: Config
+    irs: list[dict]
+    cuda_version: str
+    shared_groups: list[TypeGroup]
+    modules: list[ModuleModel]
+    libraries: list[LibraryModel]
+
+
+def _key(entry: dict) -> tuple:
+    return (entry["kind"], entry["name"], entry["typedef"])
+
+
+def _declared_names(entry: dict) -> list[str]:
+    return [n for n in (entry["name"], entry["typedef"]) if n]
+
+
+def _groups(entries: list[tuple[dict, dict]], guards: dict[str, str], rank: dict[str, int]) -> list[TypeGroup]:
+    """Entries (with the IR they came from) grouped by header, headers in rank order."""
+    groups: dict[tuple[str, bool], TypeGroup] = {}
+    for entry, ir in entries:
+        cxx = bool(entry.get("cplusplus_class"))
+        key = (entry["header"], cxx)
+        if key not in groups:
+            groups[key] = TypeGroup(entry["header"], ir["guards"][entry["header"]], cxx)
+        groups[key].entries.append(entry)
+    return sorted(groups.values(), key=lambda g: (not g.cplusplus_class, rank[g.header]))
+
+
+def build(config: Config, irs: list[dict]) -> Model:
+    cuda_versions = {ir["cuda_version"] for ir in irs}
+    if len(cuda_versions) != 1:
+        raise ValueError(f"IR files come from different CUDA versions: {sorted(cuda_versions)}")
+
+    # Header order: first appearance over all units, which respects every #include.
+    rank: dict[str, int] = {}
+    for ir in irs:
+        for entry in ir["types"]:
+            rank.setdefault(entry["header"], len(rank))
+        for constant in ir["constants"]:
+            rank.setdefault(constant["header"], len(rank))
+
+    owner_of_name: dict[str, str | None] = {}
+    shared: dict[tuple, tuple[dict, dict]] = {}
+    for ir in irs:
+        for entry in ir["types"]:
+            module = config.module_of_header(entry["header"])
+            for name in _declared_names(entry):
+                owner_of_name.setdefault(name, module.name if module else None)
+            if module is None:
+                shared.setdefault(_key(entry), (entry, ir))
+    shared_entries = sorted(shared.values(), key=lambda pair: (rank[pair[0]["header"]], pair[0]["line"]))
+    shared_groups = _groups(shared_entries, irs[0]["guards"] | {h: g for ir in irs for h, g in ir["guards"].items()}, rank)
+
+    modules = []
+    for ir in irs:
+        unit = config.unit(ir["unit"])
+        for module in unit.modules:
+            own = set(module.headers)
+            entries = [(e, ir) for e in ir["types"] if e["header"] in own]
+            groups = _groups(entries, ir["guards"], rank)
+            by_header = {g.header: g for g in groups}
+            for constant in ir["constants"]:
+                if constant["header"] in own:
+                    group = by_header.get(constant["header"])
+                    if group is None:
+                        group = TypeGroup(constant["header"], ir["guards"][constant["header"]], False)
+                        by_header[constant["header"]] = group
+                        groups.append(group)
+                    group.constants.append(constant)
+            groups.sort(key=lambda g: (not g.cplusplus_class, rank[g.header]))
+            functions = [f for f in ir["functions"] if f["module"] == module.name]
+            used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
+            includes = sorted({owner_of_name[n] for n in used if owner_of_name.get(n)} - {module.name})
+            modules.append(
+                ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"])
+            )
+
+    libraries = []
+    for library in config.libraries:
+        functions = [f for ir in irs for f in ir["functions"] if f["library"] == library.name]
+        unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
+        status = _status_enum(irs, library.status_type)
+        libraries.append(
+            LibraryModel(
+                library,
+                functions,
+                sorted({f["module"] for f in functions}, key=[m.name for m in config.modules].index),
+                "/".join(sorted(unit_versions)),
+                status,
+            )
+        )
+    return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
+
+
+def _status_enum(irs: list[dict], type_name: str) -> list[dict]:
+    """The constants of the enum behind a status type name (typedef'd or tagged)."""
+    for ir in irs:
+        entries = {n: e for e in ir["types"] for n in _declared_names(e)}
+        entry = entries.get(type_name)
+        while entry is not None and entry["kind"] == "typedef":
+            target = entry["underlying"].removeprefix("enum ").strip()
+            entry = entries.get(target)
+        if entry is not None and entry["kind"] == "enum":
+            seen: set[int] = set()
+            unique = []
+            for constant in entry["constants"]:  # an alias of a value keeps the first name
+                if constant["value"] not in seen:
+                    seen.add(constant["value"])
+                    unique.append(constant)
+            return unique
+    raise ValueError(f"status type {type_name} is not an enum in any IR")

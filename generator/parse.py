@@ -1,0 +1,181 @@
+"""Stage 1: parse a unit's CUDA headers with libclang and build its IR (plain data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import clang.cindex as ci
+
+from . import VERSION, clang_ext, macros
+from .config import Config, Unit
+from .declarators import category, decay, declare
+from .names import cubind_name
+from .tu import Parsed, parse, top_level
+from .typesel import TypeSelector, referenced_names
+
+CK = ci.CursorKind
+IR_VERSION = 1
+
+SKIP_STATIC_INLINE = "static inline helper defined in the header: not an exported symbol"
+SKIP_CXX_OVERLOAD = "C++ overload of an extern \"C\" function, defined inline in the header: not an exported symbol"
+SKIP_CXX_LINKAGE = "declared with C++ linkage: not an extern \"C\" symbol"
+SKIP_VARIADIC = "variadic: a wrapper cannot forward a variable argument list"
+
+
+class IRError(Exception):
+    """The headers produce an IR cubind cannot use (name collision, unknown module, ...)."""
+
+
+def _functions(parsed: Parsed, own: set[str]) -> list[ci.Cursor]:
+    """Function declarations made in the unit's own headers, first declaration of each, TU order."""
+    seen: dict[tuple[str, str], ci.Cursor] = {}
+    for cursor in top_level(parsed.tu.cursor):
+        if cursor.kind == CK.FUNCTION_DECL and parsed.relative(cursor.location.file) in own:
+            seen.setdefault((cursor.spelling, cursor.mangled_name), cursor)
+    return list(seen.values())
+
+
+def _skip_reason(cursor: ci.Cursor, cxx: bool, c_names: set[str]) -> str | None:
+    if cxx and cursor.mangled_name != cursor.spelling and cursor.spelling in c_names:
+        return SKIP_CXX_OVERLOAD
+    if cursor.storage_class == ci.StorageClass.STATIC or cursor.is_definition():
+        return SKIP_STATIC_INLINE
+    if cxx and cursor.mangled_name != cursor.spelling:
+        return SKIP_CXX_LINKAGE
+    if cursor.type.kind == ci.TypeKind.FUNCTIONPROTO and cursor.type.is_function_variadic():
+        return SKIP_VARIADIC
+    return None
+
+
+def _param(arg: ci.Cursor, index: int) -> dict:
+    name = arg.spelling or f"arg{index}"
+    t = arg.type
+    return {
+        "name": name,
+        "type": t.spelling,
+        "canonical": t.get_canonical().spelling,
+        "decl": declare(t, name),
+        "value_type": decay(t),
+        "category": category(t),
+    }
+
+
+def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_only: bool, status_types: dict) -> dict:
+    module = unit.module_for_function(public)
+    if module is None:
+        raise IRError(f"{public} matches no module prefix of unit {unit.name}")
+    result = cursor.result_type
+    library = module.library
+    status_type = status_types[library]
+    return {
+        "name": public,
+        "symbol": cursor.spelling,
+        "module": module.name,
+        "library": library,
+        "cubind_name": cubind_name(module.name, public, module.prefix, module.exceptions),
+        "header": parsed.relative(cursor.location.file),
+        "line": cursor.location.line,
+        "returns": {
+            "type": result.spelling,
+            "canonical": result.get_canonical().spelling,
+            "category": category(result),
+        },
+        "returns_status": result.spelling == status_type,
+        "uses": sorted(set().union(referenced_names(result), *(referenced_names(a.type) for a in cursor.get_arguments()))),
+        "params": [_param(arg, i) for i, arg in enumerate(cursor.get_arguments())],
+        "deprecated": clang_ext.deprecation(cursor),
+        "cplusplus_only": cxx_only,
+        "comment": cursor.brief_comment or None,
+    }
+
+
+def build_ir(config: Config, unit: Unit, include_dir: Path) -> dict:
+    """The IR of one unit: functions, skipped declarations, types, constants, guards, versions."""
+    own = set(unit.own_headers)
+    headers = list(unit.headers)
+    c = parse(include_dir, headers, list(config.c_args))
+    cxx = parse(include_dir, headers, list(config.cxx_args))
+    status_types = {lib.name: lib.status_type for lib in config.libraries}
+
+    bound: list[tuple[Parsed, ci.Cursor, bool]] = []
+    skipped: list[dict] = []
+    c_names: set[str] = set()
+    for cursor in _functions(c, own):
+        c_names.add(cursor.spelling)
+        reason = _skip_reason(cursor, cxx=False, c_names=set())
+        if reason:
+            skipped.append(_skipped(c, cursor, reason))
+        else:
+            bound.append((c, cursor, False))
+    skipped_names = {s["name"] for s in skipped}
+    for cursor in _functions(cxx, own):
+        reason = _skip_reason(cursor, cxx=True, c_names={n for n in c_names if n not in skipped_names})
+        if reason and cursor.spelling not in skipped_names:
+            skipped.append(_skipped(cxx, cursor, reason))
+            skipped_names.add(cursor.spelling)
+        elif reason is None and cursor.spelling not in c_names:
+            bound.append((cxx, cursor, True))
+
+    symbols = {cursor.spelling for _, cursor, _ in bound}
+    aliases = macros.function_aliases(c, own, symbols)
+    public_of = {symbol: public for public, symbol in aliases.items()}
+
+    functions = [
+        _function(parsed, cursor, public_of.get(cursor.spelling, cursor.spelling), unit, cxx_only, status_types)
+        for parsed, cursor, cxx_only in bound
+    ]
+    _check_names(unit.name, functions)
+
+    selector = TypeSelector(c, own)
+    selector.seed_own_headers()
+    for parsed, cursor, cxx_only in bound:
+        types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
+        for t in types:
+            if cxx_only:
+                selector.visit_cxx_type(t, cxx)
+            else:
+                selector.visit_type(t)
+    types = selector.entries()
+    constants = macros.integer_constants(c, own, list(config.cxx_args), headers)
+
+    guards = {}
+    for header in sorted({t["header"] for t in types} | {k["header"] for k in constants}):
+        guards[header] = macros.presence_macro([c, cxx], header)
+
+    version_values = macros.evaluate(include_dir, headers, list(config.cxx_args), list(unit.version_macros))
+    missing = [m for m in unit.version_macros if m not in version_values]
+    if missing:
+        raise IRError(f"unit {unit.name}: version macros {', '.join(missing)} are not defined")
+
+    return {
+        "ir_version": IR_VERSION,
+        "generator_version": VERSION,
+        "unit": unit.name,
+        "cuda_version": macros.cuda_version(include_dir, config.cuda_version_header, config.cuda_version_macro, list(config.cxx_args)),
+        "header_version": ".".join(str(version_values[m]) for m in unit.version_macros),
+        "headers": headers,
+        "functions": functions,
+        "skipped": skipped,
+        "types": types,
+        "constants": constants,
+        "guards": guards,
+        "standard_headers": sorted(selector.standard_headers),
+    }
+
+
+def _skipped(parsed: Parsed, cursor: ci.Cursor, reason: str) -> dict:
+    return {
+        "name": cursor.spelling,
+        "header": parsed.relative(cursor.location.file),
+        "line": cursor.location.line,
+        "signature": declare(cursor.type, cursor.spelling),
+        "reason": reason,
+    }
+
+
+def _check_names(unit: str, functions: list[dict]) -> None:
+    by_name: dict[str, str] = {}
+    for function in functions:
+        other = by_name.setdefault(function["cubind_name"], function["name"])
+        if other != function["name"]:
+            raise IRError(f"unit {unit}: {other} and {function['name']} both map to {function['cubind_name']}")

@@ -1,0 +1,92 @@
+"""Stage 2: render the templates with Jinja2 into the files of generated/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+
+from . import VERSION
+from .model import LibraryModel, Model, ModuleModel
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def c_string(text: str) -> str:
+    """A C string literal with the same bytes as `text`."""
+    return json.dumps(text, ensure_ascii=True)
+
+
+def prototype(function: dict, name: str | None = None) -> str:
+    """`<return type> name(<parameters>)` with the function's own parameter declarations."""
+    name = name or function["cubind_name"]
+    returns = function["returns"]["type"]
+    params = ", ".join(p["decl"] for p in function["params"]) or "void"
+    joiner = "" if returns.endswith("*") else " "
+    return f"{returns}{joiner}{name}({params})"
+
+
+def pointer_type(function: dict, name: str) -> str:
+    """`typedef`-able declarator of a pointer to the function's type."""
+    returns = function["returns"]["type"]
+    params = ", ".join(p["decl"] for p in function["params"]) or "void"
+    joiner = "" if returns.endswith("*") else " "
+    return f"{returns}{joiner}(*{name})({params})"
+
+
+def comment(text: str) -> str:
+    """Text safe inside a C block comment."""
+    return text.replace("*/", "* /")
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["c_string"] = c_string
+    env.filters["comment"] = comment
+    env.globals["prototype"] = prototype
+    env.globals["pointer_type"] = pointer_type
+    return env
+
+
+def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:
+    """A per-library override (templates/<name>/<kind>) where one exists, else the base."""
+    return env.select_template([f"{name}/{kind}", kind])
+
+
+def render_all(model: Model, command: str) -> dict[str, str]:
+    """Every generated file (path relative to generated/ -> text), IR included."""
+    env = environment()
+    common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
+              "cuda_version": model.cuda_version}
+    out: dict[str, str] = {}
+    for ir in model.irs:
+        out[f"ir/{ir['unit']}.json"] = json.dumps(ir, indent=1, ensure_ascii=False) + "\n"
+    out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
+    out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
+    out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)
+    out["src/libraries.c"] = env.get_template("libraries.c.j2").render(common)
+    out["src/status_names.c"] = env.get_template("status_names.c.j2").render(common)
+    out["build.mk"] = env.get_template("build.mk.j2").render(common)
+    out["tests/passthrough_groups.h"] = env.get_template("passthrough_groups.h.j2").render(common)
+    for module in model.modules:
+        context = common | {"m": module}
+        out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
+        out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    for library in model.libraries:
+        context = common | {"lib": library}
+        name = library.library.name
+        out[f"src/{name}.c"] = _template(env, "library.c.j2", name).render(context)
+        out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context)
+        out[f"tests/passthrough_{name}.c"] = _template(env, "passthrough.c.j2", name).render(context)
+    return out
+
+
+__all__ = ["render_all", "LibraryModel", "ModuleModel"]

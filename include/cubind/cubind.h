@@ -1,0 +1,147 @@
+/*
+ * cubind/cubind.h - the umbrella header: the loader, error and version API,
+ * then every generated module header (cuBLAS, cuBLASLt, cuFFT, cuRAND,
+ * cuSOLVER Dn/Sp/Rf/Mg, cuSPARSE).
+ *
+ * Nothing is loaded at start-up. A library is opened on the first call into it
+ * (or by cubind_load), once, thread-safely; each symbol is resolved on its
+ * first call and cached. Discovery order, first hit wins, absolute paths only:
+ *   1. a path or dlopen handle given by cubind_set_library_path/handle;
+ *   2. the environment variable CUBIND_<LIB>_PATH (full path of the .so);
+ *   3. a copy already loaded in the process (newest soname first);
+ *   4. the system loader by soname, newest major first;
+ *   5. $CUDA_PATH, $CUDA_HOME, $CONDA_PREFIX, /usr/local/cuda, each with
+ *      lib64, lib and targets/<arch>/lib.
+ * A failed explicit choice (1 or 2) is an error, never a reason to fall back.
+ */
+#ifndef CUBIND_CUBIND_H
+#define CUBIND_CUBIND_H
+
+#include <stddef.h>
+
+#include "cubind/platform.h"
+#include "cubind/libraries.h"
+
+CUBIND_EXTERN_C_BEGIN
+
+/* What went wrong in the last failed cubind call of this thread. */
+typedef enum cubind_error_kind {
+    CUBIND_OK = 0,                      /* no error */
+    CUBIND_ERROR_STATUS = 1,            /* the CUDA library returned a status other than success */
+    CUBIND_ERROR_LIBRARY_NOT_FOUND = 2, /* the shared library could not be found or opened */
+    CUBIND_ERROR_SYMBOL_NOT_FOUND = 3,  /* the loaded library does not export the function */
+    CUBIND_ERROR_INVALID_ARGUMENT = 4,  /* a cubind function was given an unusable argument */
+    CUBIND_ERROR_ALREADY_LOADED = 5     /* the library is already loaded; its source can no longer change */
+} cubind_error_kind;
+
+/* Size of cubind_error.message, terminating NUL included; longer messages are cut. */
+#define CUBIND_ERROR_MESSAGE_MAX 4096
+
+/* The thread-local error record. Strings are never NULL (empty when not applicable). */
+typedef struct cubind_error {
+    cubind_error_kind kind;
+    cubind_library library;  /* CUBIND_LIB_NONE when no library is involved */
+    int status;              /* the native status (CUBIND_ERROR_STATUS) or the status the wrapper returned */
+    const char *library_name; /* "cublas", ... */
+    const char *function;     /* the C API name the caller used, e.g. "cublasSgemm" */
+    const char *status_name;  /* e.g. "CUBLAS_STATUS_NOT_INITIALIZED" */
+    char message[CUBIND_ERROR_MESSAGE_MAX]; /* one human-readable sentence with every detail */
+} cubind_error;
+
+/*
+ * Called, on the failing thread, after every error is recorded (statuses other than
+ * success included). It may call back into cubind. `error` is valid during the call.
+ */
+typedef void (*cubind_error_handler)(const cubind_error *error, void *user);
+
+/* What cubind knows of one library; see cubind_library_info. Strings stay valid for
+ * the life of the process (libraries are never unloaded). */
+struct cubind_library_info {
+    cubind_library library;
+    const char *name;          /* "cublas", "cublasLt", ... */
+    int found;                 /* 1 when the library is loaded */
+    const char *found_by;      /* the discovery step that found it: "cubind_set_library_path",
+                                  "cubind_set_library_handle", "CUBIND_<LIB>_PATH", "already loaded",
+                                  "system loader", or the directory variable ("CUDA_PATH", ...,
+                                  "/usr/local/cuda") */
+    const char *path;          /* the path it was loaded from (NULL if not found) */
+    const char *real_path;     /* that path with symbolic links resolved */
+    const char *soname;        /* its DT_SONAME, e.g. "libcublas.so.13" */
+    int version_major;         /* -1 when unknown */
+    int version_minor;         /* -1 when unknown */
+    int version_patch;         /* -1 when unknown */
+    const char *version_source; /* how the version was obtained, e.g. "cublasGetProperty" */
+    size_t functions;          /* wrappers cubind has for this library */
+    size_t functions_found;    /* of those, symbols the loaded library exports */
+    size_t functions_missing;  /* functions - functions_found (all of them when not found) */
+    const char *const *missing; /* C API names of the missing functions (functions_missing of them) */
+    const char *error;         /* why the library was not found (NULL if found) */
+};
+
+/*
+ * cubind_load - open a library now rather than on its first call.
+ * @library  CUBIND_LIB_CUBLAS, ...
+ * Returns CUBIND_OK, or CUBIND_ERROR_LIBRARY_NOT_FOUND / CUBIND_ERROR_INVALID_ARGUMENT
+ * with the error recorded (message lists every path tried). Repeated calls return the
+ * first outcome without trying again.
+ */
+CUBIND_API cubind_error_kind cubind_load(cubind_library library);
+
+/*
+ * cubind_set_library_path - load `library` from this file (discovery step 1).
+ * @path  absolute path of the shared object; NULL forgets an earlier choice.
+ * Returns CUBIND_OK; CUBIND_ERROR_INVALID_ARGUMENT for a relative path;
+ * CUBIND_ERROR_ALREADY_LOADED once the library is loaded (the choice must come first).
+ * After a failed load it is accepted and the next call tries again with it.
+ */
+CUBIND_API cubind_error_kind cubind_set_library_path(cubind_library library, const char *path);
+
+/*
+ * cubind_set_library_handle - use a handle the caller got from dlopen (discovery step 1).
+ * @handle  a dlopen handle of the library, kept open by the caller; never closed by cubind.
+ * Returns as cubind_set_library_path; CUBIND_ERROR_INVALID_ARGUMENT for NULL.
+ */
+CUBIND_API cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle);
+
+/*
+ * cubind_library_info - load `library` if needed and describe it in `*info`: path,
+ * soname, version asked of the library itself, and which functions resolve.
+ * Returns CUBIND_OK when found; otherwise the load error (info->error says why).
+ * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library or a NULL `info`.
+ */
+CUBIND_API cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info);
+
+/*
+ * cubind_function_available - 1 when the function can be called: its library loads and
+ * exports the symbol, else 0. `name` is the C API name ("cublasSgemm"), the exported
+ * symbol ("cublasSgemm_v2") or the cubind name ("cubind_cublas_sgemm"). Records no error.
+ */
+CUBIND_API int cubind_function_available(const char *name);
+
+/* The calling thread's last error record (kind CUBIND_OK when there was none). Never NULL. */
+CUBIND_API const cubind_error *cubind_last_error(void);
+
+/* Forget the calling thread's last error. Successful calls do not clear it. */
+CUBIND_API void cubind_clear_error(void);
+
+/* Install a process-wide error handler (NULL removes it). */
+CUBIND_API void cubind_set_error_handler(cubind_error_handler handler, void *user);
+
+/* The name of a status value ("CUBLAS_STATUS_NOT_INITIALIZED"), from tables generated from
+ * the headers: no library call. NULL when the value is not in the library's status enum. */
+CUBIND_API const char *cubind_status_name(cubind_library library, int status);
+
+/* "cublas", "cublasLt", ...; NULL for a value that is not a library. */
+CUBIND_API const char *cubind_library_name(cubind_library library);
+
+/* The library of that name, or CUBIND_LIB_NONE. */
+CUBIND_API cubind_library cubind_library_from_name(const char *name);
+
+/* cubind's own version, "MAJOR.MINOR.PATCH". */
+CUBIND_API const char *cubind_version(void);
+
+CUBIND_EXTERN_C_END
+
+#include "cubind/modules.h"
+
+#endif /* CUBIND_CUBIND_H */

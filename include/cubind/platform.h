@@ -1,0 +1,40 @@
+/*
+ * cubind/platform.h - compiler glue shared by every cubind header.
+ *
+ * Visibility of the API, deprecation attributes and explicit alignment, spelled
+ * for C11 and C++11 alike so the headers compile in both.
+ */
+#ifndef CUBIND_PLATFORM_H
+#define CUBIND_PLATFORM_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CUBIND_API __attribute__((visibility("default")))
+#else
+#define CUBIND_API
+#endif
+
+/* Wrappers of functions NVIDIA marks deprecated carry the same mark and message;
+ * define CUBIND_NO_DEPRECATION_WARNINGS to drop it. */
+#if defined(CUBIND_NO_DEPRECATION_WARNINGS)
+#define CUBIND_DEPRECATED(message)
+#elif defined(__GNUC__) || defined(__clang__)
+#define CUBIND_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+#define CUBIND_DEPRECATED(message)
+#endif
+
+#if defined(__cplusplus)
+#define CUBIND_ALIGNAS(bytes) alignas(bytes)
+#else
+#define CUBIND_ALIGNAS(bytes) _Alignas(bytes)
+#endif
+
+#if defined(__cplusplus)
+#define CUBIND_EXTERN_C_BEGIN extern "C" {
+#define CUBIND_EXTERN_C_END }
+#else
+#define CUBIND_EXTERN_C_BEGIN
+#define CUBIND_EXTERN_C_END
+#endif
+
+#endif /* CUBIND_PLATFORM_H */

@@ -1,0 +1,31 @@
+/*
+ * loader/strbuf.h - a growable, always NUL-terminated string for messages
+ * whose length the loader cannot bound (lists of tried paths).
+ */
+#ifndef CUBIND_STRBUF_H
+#define CUBIND_STRBUF_H
+
+#include <stddef.h>
+
+typedef struct cubind__strbuf {
+    char *data;   /* NULL until the first append; "" is returned for it by cubind__strbuf_str */
+    size_t length;
+    size_t capacity;
+    int failed;   /* an allocation failed; the text is cut short */
+} cubind__strbuf;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CUBIND_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CUBIND_PRINTF(fmt, args)
+#endif
+
+void cubind__strbuf_printf(cubind__strbuf *buf, const char *format, ...) CUBIND_PRINTF(2, 3);
+/* Append `text` with bytes outside printable ASCII written as \xNN (paths may hold any byte). */
+void cubind__strbuf_escaped(cubind__strbuf *buf, const char *text);
+const char *cubind__strbuf_str(const cubind__strbuf *buf);
+/* Hand the text over (caller frees); the buffer is empty afterwards. */
+char *cubind__strbuf_take(cubind__strbuf *buf);
+void cubind__strbuf_free(cubind__strbuf *buf);
+
+#endif /* CUBIND_STRBUF_H */

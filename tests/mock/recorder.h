@@ -1,0 +1,39 @@
+/*
+ * tests/mock/recorder.h - the shared state of the mock CUDA libraries.
+ *
+ * Every generated mock function (generated/tests/mock_<lib>.c) records the
+ * exported symbol it is and the bytes of each argument it received, then
+ * returns what the test asked for. Tests link this library too and read the
+ * record, so they see exactly what a wrapper passed through.
+ */
+#ifndef CUBIND_MOCK_RECORDER_H
+#define CUBIND_MOCK_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUBIND_MOCK_MAX_ARG_BYTES 1024
+
+/* --- called by the mocks --- */
+void cubind_mock_begin(const char *symbol);
+void cubind_mock_arg(const void *value, size_t size);
+int cubind_mock_status(void);
+uintptr_t cubind_mock_return(void);
+/* 1 while a passthrough test runs: a version query records like any function;
+ * 0 otherwise: it answers the version in CUBIND_MOCK_VERSION ("M.m.p", default
+ * 77.1.2) or fails with CUBIND_MOCK_VERSION_STATUS when that is set. */
+int cubind_mock_passthrough(void);
+int cubind_mock_version(int property, int *value);
+
+/* --- called by the tests --- */
+void cubind_mock_set_status(int status);
+void cubind_mock_set_return(uintptr_t value);
+void cubind_mock_set_passthrough(int on);
+void cubind_mock_expect_begin(void);
+void cubind_mock_expect_arg(const void *value, size_t size);
+/* 1 when the last call recorded was `symbol` with exactly the expected argument bytes. */
+int cubind_mock_matches(const char *symbol);
+const char *cubind_mock_last_symbol(void);
+unsigned long cubind_mock_calls(void);
+
+#endif /* CUBIND_MOCK_RECORDER_H */

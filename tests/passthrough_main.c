@@ -1,0 +1,83 @@
+/*
+ * tests/passthrough_main.c - runs the generated passthrough test of every
+ * wrapper against the mock libraries.
+ *
+ * The mocks are chosen through CUBIND_<LIB>_PATH (set by the Makefile); a
+ * group's setup first checks that cubind really loaded the mock from that path,
+ * so the tests cannot pass against another library.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cubind/cubind.h"
+#include "passthrough.h"
+#include "passthrough_groups.h"
+#include "recorder.h"
+
+void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status)
+{
+    const cubind_error *error = cubind_last_error();
+    assert_int_equal(error->kind, CUBIND_ERROR_STATUS);
+    assert_int_equal(error->library, library);
+    assert_int_equal(error->status, status);
+    assert_string_equal(error->function, function);
+    assert_string_equal(error->status_name, cubind_status_name(library, status));
+    assert_non_null(strstr(error->message, error->status_name));
+}
+
+void cubind_test_assert_no_error(void)
+{
+    assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
+}
+
+/* The library must come from the mock named by its CUBIND_<LIB>_PATH. */
+static int loaded_from_mock(cubind_library library)
+{
+    struct cubind_library_info info;
+    char variable[64];
+    const char *expected;
+    const char *name = cubind_library_name(library);
+    size_t i;
+    snprintf(variable, sizeof variable, "CUBIND_%s_PATH", name);
+    for (i = 0; variable[i] != '\0'; ++i)
+        if (variable[i] >= 'a' && variable[i] <= 'z')
+            variable[i] = (char)(variable[i] - 'a' + 'A');
+    expected = getenv(variable);
+    if (expected == NULL || cubind_library_info(library, &info) != CUBIND_OK || strcmp(info.path, expected) != 0 ||
+        strcmp(info.found_by, variable) != 0 || info.functions_missing != 0) {
+        fprintf(stderr, "passthrough: lib%s is not the mock named by %s (%s)\n", name, variable,
+                cubind_last_error()->message);
+        return -1;
+    }
+    return 0;
+}
+
+#define GROUP(lib_enum, name)                                                                                   \
+    static int setup_##name(void **state)                                                                      \
+    {                                                                                                          \
+        (void)state;                                                                                           \
+        cubind_mock_set_passthrough(1);                                                                        \
+        return loaded_from_mock(lib_enum);                                                                     \
+    }
+CUBIND_PASSTHROUGH_GROUPS(GROUP)
+#undef GROUP
+
+int main(void)
+{
+    int failed = 0;
+    size_t total = 0;
+#define GROUP(lib_enum, name)                                                                                   \
+    failed += _cmocka_run_group_tests("passthrough_" #name, cubind_passthrough_##name,                          \
+                                      cubind_passthrough_##name##_count, setup_##name, NULL);                   \
+    total += cubind_passthrough_##name##_count;
+    CUBIND_PASSTHROUGH_GROUPS(GROUP)
+#undef GROUP
+    printf("passthrough: %zu wrappers tested, %d failed\n", total, failed);
+    return failed == 0 ? 0 : 1;
+}
