@@ -1,0 +1,114 @@
+# tests/tests.mk - test targets, included by the Makefile.
+#
+#   make test             generator (pytest), generated-tree check, C tests (CMocka) with $(CC),
+#                         and a -Werror build of everything with the other compiler.
+#   make test SAN=...     the C tests under a sanitizer (build/san-*/).
+
+TEST_BUILD := $(BUILD)/test
+MOCK_DIR := $(TEST_BUILD)/mock
+HALF_MOCK_DIR := $(TEST_BUILD)/mock-half
+RECORDER := $(MOCK_DIR)/libcubind_mock_recorder.so
+MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(MOCK_DIR)/$(CUBIND_SONAME_$(l)))
+HALF_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(l)))
+
+TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -Igenerated/tests
+# Relative run paths: the test binaries also run from a copy of build/ on a GPU machine.
+# CMocka is found in $(TEST_BUILD)/lib first when a GPU run carried it there.
+TEST_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN)
+MOCK_LIBS := -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$ORIGIN/mock'
+CUDA_RUNTIME_CFLAGS := -isystem $(CUDA_PATH)/include
+CUDA_RUNTIME_LIBS := -L$(CUDA_PATH)/lib64 -lcudart -Wl,-rpath,$(CUDA_PATH)/lib64
+MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_DIR))/$(CUBIND_SONAME_$(l)))
+
+# Unit tests of the loader on mocks, and of the real CUDA libraries.
+C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real
+PASSTHROUGH := $(TEST_BUILD)/passthrough
+PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
+                         $(wildcard generated/tests/passthrough_*.c))
+
+OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
+
+.PHONY: test-passthrough test-loader test-real test-build gpu-build test-gpu
+
+test: deps
+	$(MAKE) test-generator
+	$(MAKE) check-generated
+	$(MAKE) test-c
+	$(MAKE) compilers
+
+test-generator: deps-generator deps-test
+	$(PYTHON) -m pytest -q tests/generator
+
+test-c: test-passthrough test-loader test-real
+
+test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm
+
+# A -Werror build of the library, the probe, the mocks and the tests with the other compiler.
+compilers:
+	$(MAKE) CC=$(OTHER_CC) BUILD=build/$(OTHER_CC) SAN= test-build
+
+$(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(RECORDER): tests/mock/recorder.c tests/mock/recorder.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcubind_mock_recorder.so -o $@ $< -lpthread $(LDFLAGS_SAN)
+
+# A mock of each library, named by its soname; the half mocks export every other symbol only.
+define mock_rules
+$(MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN' $(LDFLAGS_SAN)
+$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(TEST_CFLAGS) -DCUBIND_MOCK_HALF -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
+endef
+$(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
+
+$(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER)
+	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
+
+# test_loader counts dlopen calls by defining dlopen itself: it must be exported.
+$(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o $(LIBRARY_SO) $(RECORDER)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
+$(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_SO)
+	$(CC) -o $@ $< $(TEST_LIBS) -lcmocka -ldl
+
+# The README's example, built against NVIDIA's runtime headers (cubind's headers then use NVIDIA's types).
+$(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CUDA_RUNTIME_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lm
+
+test-passthrough: $(PASSTHROUGH) $(MOCKS)
+	@echo "passthrough: every wrapper against the mocks (log: $(TEST_BUILD)/passthrough.log)"
+	@env $(MOCK_ENV) $(PASSTHROUGH) > $(TEST_BUILD)/passthrough.log 2>&1 || \
+	    { grep -v "^\[       OK \]\|^\[ RUN      \]" $(TEST_BUILD)/passthrough.log; exit 1; }
+	@grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $(TEST_BUILD)/passthrough.log
+
+test-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
+	    $(TEST_BUILD)/test_loader
+
+test-real: $(TEST_BUILD)/test_real
+	$(TEST_BUILD)/test_real
+
+# --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------
+# `make gpu-build` here, then tests/gpu/run.sh on the GPU machine with build/ carried over;
+# `make test-gpu` does both on a machine with a GPU and the toolchain.
+GPU_LIB_DIR := $(TEST_BUILD)/lib
+
+$(GPU_LIB_DIR)/libcmocka.so.0:
+	@mkdir -p $(dir $@)
+	cp -L $(shell $(CC) -print-file-name=libcmocka.so.0) $@
+
+$(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
+
+gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0
+
+test-gpu: gpu-build
+	sh tests/gpu/run.sh $(BUILD)

@@ -14582,7 +14582,7 @@ static void test_cubind_cusolverSp_ccsreigvsi_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14624,7 +14624,7 @@ static void test_cubind_cusolverSp_zcsreigvsi_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14748,7 +14748,7 @@ static void test_cubind_cusolverSp_ccsreigvsi(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14790,7 +14790,7 @@ static void test_cubind_cusolverSp_zcsreigvsi(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14829,8 +14829,8 @@ static void test_cubind_cusolverSp_scsreigs_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
-    memset(&a1, 66, sizeof a1);
+    memset(&a7, 72, sizeof a7);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14866,8 +14866,8 @@ static void test_cubind_cusolverSp_dcsreigs_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
-    memset(&a1, 66, sizeof a1);
+    memset(&a7, 72, sizeof a7);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14903,8 +14903,8 @@ static void test_cubind_cusolverSp_ccsreigs_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
-    memset(&a1, 66, sizeof a1);
+    memset(&a7, 72, sizeof a7);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -14940,8 +14940,8 @@ static void test_cubind_cusolverSp_zcsreigs_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
-    memset(&a1, 66, sizeof a1);
+    memset(&a7, 72, sizeof a7);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -16697,7 +16697,7 @@ static void test_cubind_cusolverSp_ccsrqr_setup_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -16733,7 +16733,7 @@ static void test_cubind_cusolverSp_zcsrqr_setup_host(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -17350,7 +17350,7 @@ static void test_cubind_cusolverSp_ccsrqr_setup(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -17386,7 +17386,7 @@ static void test_cubind_cusolverSp_zcsrqr_setup(void **state)
     cusolverStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a8, 73, sizeof a8);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);

@@ -7898,7 +7898,7 @@ static void test_cubind_cusparse_cnnz_compress(void **state)
     cusparseStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -7930,7 +7930,7 @@ static void test_cubind_cusparse_znnz_compress(void **state)
     cusparseStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a7, 72, sizeof a7);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -8049,7 +8049,7 @@ static void test_cubind_cusparse_ccsr2csr_compress(void **state)
     cusparseStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a12, 77, sizeof a12);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);
@@ -8091,7 +8091,7 @@ static void test_cubind_cusparse_zcsr2csr_compress(void **state)
     cusparseStatus_t result;
 
     (void)state;
-    memset(&a0, 65, sizeof a0);
+    memset(&a12, 77, sizeof a12);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&a0, sizeof a0);
     cubind_mock_expect_arg(&a1, sizeof a1);

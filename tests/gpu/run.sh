@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/gpu/run.sh BUILD_DIR - run the already built tests on a GPU machine.
+#
+# Runs what `make gpu-build` produced, without make or a compiler (the GPU
+# machines lack CMocka and libclang; CMocka travels in BUILD_DIR/test/lib):
+# the probe, the loader and passthrough tests on mocks, the real-library tests
+# (which then expect a GPU), the per-library GPU results and the sgemm example,
+# and, when compute-sanitizer is there, the GPU tests under its memcheck.
+# Exit status: the number of failed steps.
+set -u
+build=$(cd "${1:-build}" && pwd)
+test_dir="$build/test"
+failed=0
+
+step() {
+    echo "=== $*"
+    if "$@"; then echo "=== ok: $1"; else echo "=== FAILED ($?): $1"; failed=$((failed + 1)); fi
+}
+
+mock_env=""
+for mock in "$test_dir"/mock/lib*.so.*; do
+    name=$(basename "$mock")
+    name=${name#lib}
+    name=${name%%.so*}
+    [ "$name" = "cubind_mock_recorder" ] && continue
+    mock_env="$mock_env CUBIND_$(echo "$name" | tr '[:lower:]' '[:upper:]')_PATH=$mock"
+done
+
+passthrough() {
+    # shellcheck disable=SC2086 # one NAME=VALUE word per library
+    env $mock_env "$test_dir/passthrough" > "$test_dir/passthrough.log" 2>&1
+    status=$?
+    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" "$test_dir/passthrough.log"
+    return $status
+}
+
+echo "machine: $(uname -srm); $(. /etc/os-release && echo "$PRETTY_NAME")"
+command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+step "$build/bin/cubind-probe"
+step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_loader"
+step passthrough
+step "$test_dir/test_real"
+step "$test_dir/test_gpu"
+step "$test_dir/sgemm"
+if command -v compute-sanitizer > /dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    step "$sanitizer" --tool memcheck --error-exitcode 1 "$test_dir/test_gpu"
+fi
+echo "=== $failed step(s) failed"
+exit "$failed"

@@ -1,0 +1,120 @@
+/* tests/scenario.c - run a test scenario in a fresh process (see scenario.h). */
+#define _GNU_SOURCE
+#include "scenario.h"
+
+#include <elf.h>
+#include <link.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int find_interp(struct dl_phdr_info *info, size_t size, void *data)
+{
+    int i;
+    (void)size;
+    if (info->dlpi_name != NULL && info->dlpi_name[0] != '\0')
+        return 0; /* not the main program */
+    for (i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP) {
+            *(const char **)data = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            return 1;
+        }
+    return 0;
+}
+
+static char **child_environment(const char *const *changes)
+{
+    size_t n = 0, extra = 0, i, j, k = 0;
+    char **env;
+    while (environ[n] != NULL)
+        n++;
+    while (changes != NULL && changes[extra] != NULL)
+        extra++;
+    env = calloc(n + extra + 1, sizeof *env);
+    for (i = 0; i < n; ++i) {
+        int replaced = 0;
+        for (j = 0; j < extra; ++j) {
+            size_t len = strcspn(changes[j], "=") + 1;
+            if (strncmp(environ[i], changes[j], len) == 0)
+                replaced = 1;
+        }
+        if (!replaced)
+            env[k++] = environ[i];
+    }
+    for (j = 0; j < extra; ++j)
+        if (changes[j][strcspn(changes[j], "=") + 1] != '\0')
+            env[k++] = (char *)changes[j];
+    env[k] = NULL;
+    return env;
+}
+
+int run_scenario(const char *name, const struct run_options *options)
+{
+    char self[4096];
+    const char *interp = NULL;
+    char *argv[6];
+    char **env;
+    int argc = 0, status = 0, out[2];
+    pid_t pid;
+    posix_spawn_file_actions_t actions;
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    char output[65536];
+    size_t used = 0;
+    ssize_t got;
+
+    if (len <= 0)
+        return -1;
+    self[len] = '\0';
+    if (options != NULL && options->inhibit_ld_cache) {
+        dl_iterate_phdr(find_interp, &interp);
+        if (interp == NULL)
+            return -1;
+        argv[argc++] = (char *)interp;
+        argv[argc++] = (char *)"--inhibit-cache";
+    }
+    argv[argc++] = self;
+    argv[argc++] = (char *)"--scenario";
+    argv[argc++] = (char *)name;
+    argv[argc] = NULL;
+    env = child_environment(options != NULL ? options->env : NULL);
+    if (pipe(out) != 0)
+        return -1;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 2);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    if (posix_spawn(&pid, argv[0], &actions, NULL, argv, env) != 0) {
+        free(env);
+        return -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    free(env);
+    close(out[1]);
+    while ((got = read(out[0], output + used, sizeof output - 1 - used)) > 0)
+        used += (size_t)got;
+    output[used] = '\0';
+    close(out[0]);
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "scenario %s failed (%s %d):\n%s\n", name, WIFEXITED(status) ? "exit" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), output);
+        return 1;
+    }
+    return 0;
+}
+
+int scenario_main(int argc, char **argv, const struct scenario *scenarios)
+{
+    int i;
+    if (argc != 3 || strcmp(argv[1], "--scenario") != 0)
+        return -1;
+    for (i = 0; scenarios[i].name != NULL; ++i)
+        if (strcmp(scenarios[i].name, argv[2]) == 0)
+            return scenarios[i].run();
+    fprintf(stderr, "no scenario %s\n", argv[2]);
+    return 2;
+}

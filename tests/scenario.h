@@ -1,0 +1,42 @@
+/*
+ * tests/scenario.h - run a test scenario in a fresh process.
+ *
+ * cubind loads each library once per process, so every discovery case needs a
+ * new one: the CMocka test (parent) re-executes its own binary with
+ * `--scenario NAME` and the environment the case needs; the child runs the
+ * scenario, whose CHECKs print what failed and make it exit non-zero.
+ */
+#ifndef CUBIND_TEST_SCENARIO_H
+#define CUBIND_TEST_SCENARIO_H
+
+#include <stdio.h>
+
+/* In a scenario: check a condition, report it with its location when false. */
+#define CHECK(cond)                                                                                            \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                          \
+            return 1;                                                                                          \
+        }                                                                                                      \
+    } while (0)
+
+typedef int (*scenario_fn)(void);
+
+struct scenario {
+    const char *name;
+    scenario_fn run;
+};
+
+/* Options of a child run. */
+struct run_options {
+    const char *const *env;  /* NAME=VALUE entries added to (or, with empty VALUE, removed from) the environment */
+    int inhibit_ld_cache;    /* run through the dynamic loader with --inhibit-cache (no ld.so.cache) */
+};
+
+/* Run scenario `name` in a child; 0 when it passed (its output is printed when it did not). */
+int run_scenario(const char *name, const struct run_options *options);
+
+/* main() of a binary with scenarios: dispatch `--scenario NAME`, else return -1. */
+int scenario_main(int argc, char **argv, const struct scenario *scenarios);
+
+#endif /* CUBIND_TEST_SCENARIO_H */

@@ -1,0 +1,754 @@
+/*
+ * tests/test_loader.c - the loader on mock libraries: lazy loading, DESIGN.md's
+ * discovery order, environment override, explicit choices that must not fall
+ * back, missing libraries and symbols, the error record and handler, versions,
+ * and 32 threads racing the first call.
+ *
+ * Each case runs in a fresh process (tests/scenario.h). The binary defines
+ * dlopen itself, forwarding to the C library's, to count how often cubind
+ * really opens a library.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cubind/cubind.h"
+#include "recorder.h"
+#include "scenario.h"
+
+/* ---- dlopen counting ------------------------------------------------------------------------ */
+
+static pthread_once_t real_dlopen_once = PTHREAD_ONCE_INIT;
+static void *(*real_dlopen)(const char *, int);
+static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
+static char opened[256][512];
+static int opened_count;
+
+static void find_real_dlopen(void)
+{
+    void *symbol = dlsym(RTLD_NEXT, "dlopen");
+    memcpy(&real_dlopen, &symbol, sizeof symbol);
+}
+
+void *dlopen(const char *file, int mode)
+{
+    pthread_once(&real_dlopen_once, find_real_dlopen);
+    if (file != NULL && !(mode & RTLD_NOLOAD)) {
+        pthread_mutex_lock(&opens_lock);
+        if (opened_count < 256)
+            snprintf(opened[opened_count++], sizeof opened[0], "%s", file);
+        pthread_mutex_unlock(&opens_lock);
+    }
+    return real_dlopen(file, mode);
+}
+
+/* How many times something containing `needle` was dlopen'ed (RTLD_NOLOAD probes excluded). */
+static int opens_of(const char *needle)
+{
+    int i, n = 0;
+    pthread_mutex_lock(&opens_lock);
+    for (i = 0; i < opened_count; ++i)
+        if (strstr(opened[i], needle) != NULL)
+            n++;
+    pthread_mutex_unlock(&opens_lock);
+    return n;
+}
+
+/* ---- helpers ---------------------------------------------------------------------------------- */
+
+static const char *mock_dir(void)
+{
+    const char *dir = getenv("CUBIND_TEST_MOCK_DIR");
+    return dir != NULL ? dir : "/nonexistent-mock-dir";
+}
+
+static const char *mock_path(const char *soname)
+{
+    static char paths[8][1024];
+    static int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", mock_dir(), soname);
+    return path;
+}
+
+static const char *half_mock(const char *soname)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", getenv("CUBIND_TEST_HALF_MOCK_DIR"), soname);
+    return path;
+}
+
+/* Is a file whose path contains `needle` mapped into this process? */
+static int mapped(const char *needle)
+{
+    char line[4096];
+    int found = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL)
+        return -1;
+    while (!found && fgets(line, sizeof line, maps) != NULL)
+        found = strstr(line, needle) != NULL;
+    fclose(maps);
+    return found;
+}
+
+static int contains(const char *text, const char *needle)
+{
+    int found = text != NULL && strstr(text, needle) != NULL;
+    if (!found)
+        fprintf(stderr, "expected \"%s\" in: %s\n", needle, text != NULL ? text : "(null)");
+    return found;
+}
+
+static int same(const char *a, const char *b)
+{
+    int equal = a != NULL && b != NULL && strcmp(a, b) == 0;
+    if (!equal)
+        fprintf(stderr, "expected \"%s\", got \"%s\"\n", b != NULL ? b : "(null)", a != NULL ? a : "(null)");
+    return equal;
+}
+
+static const char *const mock_sonames[] = {"libcublas.so.13",   "libcublasLt.so.13",   "libcufft.so.12",
+                                           "libcurand.so.10",   "libcusolver.so.12",   "libcusolverMg.so.12",
+                                           "libcusparse.so.12", NULL};
+
+/* How many of the mock libraries are mapped. */
+static int mocks_mapped(void)
+{
+    int i, n = 0;
+    for (i = 0; mock_sonames[i] != NULL; ++i)
+        n += mapped(mock_path(mock_sonames[i])) == 1;
+    return n;
+}
+
+/* ---- scenarios (run in a child process) -------------------------------------------------------- */
+
+/* Nothing is loaded before the first call; a cuFFT call maps libcufft only. */
+static int scenario_lazy(void)
+{
+    cufftHandle plan;
+    CHECK(mocks_mapped() == 0);
+    CHECK(cubind_status_name(CUBIND_LIB_CUBLAS, 0) != NULL);
+    CHECK(cubind_version() != NULL);
+    CHECK(cubind_last_error()->kind == CUBIND_OK);
+    CHECK(mocks_mapped() == 0);
+    CHECK(opens_of("lib") == 0);
+    cubind_mock_set_status(CUFFT_SUCCESS);
+    CHECK(cubind_cufft_create(&plan) == CUFFT_SUCCESS);
+    CHECK(mapped(mock_path("libcufft.so.12")) == 1);
+    CHECK(mocks_mapped() == 1);
+    CHECK(mapped("libcublas") == 0);
+    CHECK(opens_of("libcufft") == 1);
+    return 0;
+}
+
+static int scenario_env_override(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_load(CUBIND_LIB_CUBLAS) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(info.found == 1);
+    CHECK(same(info.found_by, "CUBIND_CUBLAS_PATH"));
+    CHECK(same(info.path, getenv("CUBIND_CUBLAS_PATH")));
+    CHECK(same(info.soname, "libcublas.so.13"));
+    CHECK(info.version_major == 77 && info.version_minor == 1 && info.version_patch == 2);
+    CHECK(same(info.version_source, "cublasGetProperty"));
+    CHECK(info.functions > 500 && info.functions_found == info.functions && info.functions_missing == 0);
+    CHECK(info.error == NULL);
+    return 0;
+}
+
+static int scenario_env_relative(void)
+{
+    cublasHandle_t handle;
+    const cubind_error *error;
+    CHECK(cubind_load(CUBIND_LIB_CUBLAS) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(contains(cubind_last_error()->message, "relative"));
+    CHECK(contains(cubind_last_error()->message, "lib/libcublas.so.13"));
+    CHECK(cubind_cublas_create(&handle) == CUBLAS_STATUS_NOT_INITIALIZED);
+    error = cubind_last_error();
+    CHECK(error->kind == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(error->library == CUBIND_LIB_CUBLAS);
+    CHECK(same(error->library_name, "cublas"));
+    CHECK(same(error->function, "cublasCreate"));
+    CHECK(error->status == CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(same(error->status_name, "CUBLAS_STATUS_NOT_INITIALIZED"));
+    CHECK(contains(error->message, "relative"));
+    CHECK(mapped("libcublas") == 0); /* no fallback to the system's library */
+    return 0;
+}
+
+static int scenario_env_missing(void)
+{
+    CHECK(cubind_load(CUBIND_LIB_CUBLAS) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(contains(cubind_last_error()->message, "/nonexistent/libcublas.so.13"));
+    CHECK(contains(cubind_last_error()->message, "No such file or directory"));
+    CHECK(mapped("libcublas") == 0);
+    CHECK(opens_of("libcublas") == 0);
+    return 0;
+}
+
+static int scenario_api_path(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_set_library_path(CUBIND_LIB_CUBLAS, mock_path("libcublas.so.13")) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, "cubind_set_library_path"));
+    CHECK(same(info.path, mock_path("libcublas.so.13")));
+    /* refused: a relative path, and any path once loaded */
+    CHECK(cubind_set_library_path(CUBIND_LIB_CUFFT, "libcufft.so.12") == CUBIND_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(cubind_last_error()->message, "relative"));
+    CHECK(cubind_set_library_path(CUBIND_LIB_CUBLAS, mock_path("libcublas.so.13")) == CUBIND_ERROR_ALREADY_LOADED);
+    CHECK(cubind_last_error()->kind == CUBIND_ERROR_ALREADY_LOADED);
+    CHECK(contains(cubind_last_error()->message, mock_path("libcublas.so.13")));
+    /* after a failed load a new path is accepted and used */
+    CHECK(cubind_set_library_path(CUBIND_LIB_CURAND, "/nonexistent/libcurand.so.10") == CUBIND_OK);
+    CHECK(cubind_load(CUBIND_LIB_CURAND) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(cubind_set_library_path(CUBIND_LIB_CURAND, mock_path("libcurand.so.10")) == CUBIND_OK);
+    CHECK(cubind_load(CUBIND_LIB_CURAND) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CURAND, &info) == CUBIND_OK);
+    CHECK(same(info.path, mock_path("libcurand.so.10")));
+    return 0;
+}
+
+static int scenario_api_handle(void)
+{
+    struct cubind_library_info info;
+    void *handle = dlopen(mock_path("libcusparse.so.12"), RTLD_NOW | RTLD_LOCAL);
+    CHECK(handle != NULL);
+    CHECK(cubind_set_library_handle(CUBIND_LIB_CUSPARSE, NULL) == CUBIND_ERROR_INVALID_ARGUMENT);
+    CHECK(cubind_set_library_handle(CUBIND_LIB_CUSPARSE, handle) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUSPARSE, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, "cubind_set_library_handle"));
+    CHECK(same(info.path, mock_path("libcusparse.so.12")));
+    CHECK(opens_of("libcusparse") == 1); /* ours only */
+    return 0;
+}
+
+static int scenario_already_loaded(void)
+{
+    struct cubind_library_info info;
+    CHECK(dlopen(mock_path("libcublas.so.13"), RTLD_NOW | RTLD_GLOBAL) != NULL);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, "already loaded"));
+    CHECK(same(info.path, mock_path("libcublas.so.13")));
+    CHECK(opens_of("libcublas") == 1);
+    return 0;
+}
+
+static int scenario_system_loader(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, "system loader"));
+    CHECK(same(info.path, mock_path("libcublas.so.13")));
+    return 0;
+}
+
+/* Found under a CUDA root: CUBIND_TEST_EXPECT_BY and CUBIND_TEST_EXPECT_PATH say where. */
+static int scenario_cuda_root(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, getenv("CUBIND_TEST_EXPECT_BY")));
+    CHECK(same(info.path, getenv("CUBIND_TEST_EXPECT_PATH")));
+    return 0;
+}
+
+static int scenario_missing_symbol(void)
+{
+    struct cubind_library_info info;
+    const cubind_error *error;
+    size_t i;
+    int listed = 0;
+    CHECK(cubind_function_available("cublasCreate") == 1);
+    CHECK(cubind_function_available("cublasCreate_v2") == 1);
+    CHECK(cubind_function_available("cubind_cublas_create") == 1);
+    CHECK(cubind_function_available("cublasDestroy") == 0);
+    CHECK(cubind_function_available("noSuchFunction") == 0);
+    CHECK(cubind_cublas_destroy(NULL) == CUBLAS_STATUS_NOT_SUPPORTED);
+    error = cubind_last_error();
+    CHECK(error->kind == CUBIND_ERROR_SYMBOL_NOT_FOUND);
+    CHECK(same(error->function, "cublasDestroy"));
+    CHECK(error->status == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(same(error->status_name, "CUBLAS_STATUS_NOT_SUPPORTED"));
+    CHECK(contains(error->message, "cublasDestroy_v2"));
+    CHECK(contains(error->message, half_mock("libcublas.so.13")));
+    CHECK(contains(error->message, "77.1.2"));
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    /* the half mock drops every other symbol (never the version query) */
+    CHECK(info.functions_missing + 1 >= info.functions / 2 && info.functions_missing <= info.functions / 2);
+    CHECK(info.functions_found + info.functions_missing == info.functions);
+    for (i = 0; i < info.functions_missing; ++i)
+        listed += strcmp(info.missing[i], "cublasDestroy") == 0;
+    CHECK(listed == 1);
+    return 0;
+}
+
+static int scenario_missing_library(void)
+{
+    struct cubind_library_info info;
+    curandGenerator_t generator;
+    const cubind_error *error;
+    CHECK(cubind_curand_create_generator(&generator, CURAND_RNG_PSEUDO_DEFAULT) ==
+          CURAND_STATUS_INITIALIZATION_FAILED);
+    error = cubind_last_error();
+    CHECK(error->kind == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(same(error->function, "curandCreateGenerator"));
+    CHECK(error->status == CURAND_STATUS_INITIALIZATION_FAILED);
+    CHECK(contains(error->message, "/nonexistent/libcurand.so.10"));
+    /* a wrapper that returns a value, not a status: NULL and the same record */
+    cubind_clear_error();
+    CHECK(cubind_cusparse_get_error_name(CUSPARSE_STATUS_SUCCESS) == NULL);
+    CHECK(cubind_last_error()->kind == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(same(cubind_last_error()->function, "cusparseGetErrorName"));
+    CHECK(cubind_library_info(CUBIND_LIB_CURAND, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(info.found == 0 && info.path == NULL && info.error != NULL);
+    CHECK(info.functions_missing == info.functions && info.functions_found == 0);
+    CHECK(contains(info.error, "/nonexistent/libcurand.so.10"));
+    return 0;
+}
+
+struct handler_log {
+    int calls;
+    cubind_error_kind kind;
+    int status;
+    char function[64];
+    int inner_result;
+};
+
+static void handler(const cubind_error *error, void *user)
+{
+    struct handler_log *log = user;
+    int version = 0;
+    log->calls++;
+    log->kind = error->kind;
+    log->status = error->status;
+    snprintf(log->function, sizeof log->function, "%s", error->function);
+    /* call back into cubind: another failing call, a handler change and a query */
+    log->inner_result = cubind_cublas_get_version(NULL, &version);
+    cubind_set_error_handler(handler, user);
+    (void)cubind_last_error();
+}
+
+static int scenario_error_handler(void)
+{
+    struct handler_log log = {0};
+    cublasHandle_t handle;
+    cubind_set_error_handler(handler, &log);
+    cubind_mock_set_status(CUBLAS_STATUS_ALLOC_FAILED);
+    CHECK(cubind_cublas_create(&handle) == CUBLAS_STATUS_ALLOC_FAILED);
+    CHECK(log.calls == 1);
+    CHECK(log.kind == CUBIND_ERROR_STATUS);
+    CHECK(log.status == CUBLAS_STATUS_ALLOC_FAILED);
+    CHECK(same(log.function, "cublasCreate"));
+    CHECK(log.inner_result == CUBLAS_STATUS_ALLOC_FAILED);
+    /* the record now holds the handler's own inner error */
+    CHECK(same(cubind_last_error()->function, "cublasGetVersion"));
+    /* success leaves the record alone; clearing empties it */
+    cubind_mock_set_status(CUBLAS_STATUS_SUCCESS);
+    CHECK(cubind_cublas_create(&handle) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cubind_last_error()->kind == CUBIND_ERROR_STATUS);
+    cubind_clear_error();
+    CHECK(cubind_last_error()->kind == CUBIND_OK);
+    CHECK(same(cubind_last_error()->function, "") && same(cubind_last_error()->message, ""));
+    /* no handler, no call */
+    cubind_set_error_handler(NULL, NULL);
+    cubind_mock_set_status(CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cubind_cublas_create(&handle) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(log.calls == 1);
+    CHECK(contains(cubind_last_error()->message, "CUBLAS_STATUS_INVALID_VALUE"));
+    return 0;
+}
+
+static int scenario_versions(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(info.version_major == 9 && info.version_minor == 8 && info.version_patch == 7);
+    CHECK(cubind_library_info(CUBIND_LIB_CUSOLVERMG, &info) == CUBIND_OK);
+    CHECK(info.version_major == 12 && info.version_minor == -1 && info.version_patch == -1);
+    CHECK(contains(info.version_source, "file name libcusolverMg.so.12"));
+    return 0;
+}
+
+static int scenario_version_fails(void)
+{
+    struct cubind_library_info info;
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    CHECK(info.found == 1);
+    CHECK(info.version_major == -1 && info.version_minor == -1 && info.version_patch == -1);
+    CHECK(contains(info.version_source, "cublasGetProperty failed with CUBLAS_STATUS_EXECUTION_FAILED (13)"));
+    return 0;
+}
+
+#define RACERS 32
+
+struct race {
+    pthread_barrier_t start;
+    int results[RACERS];
+    char messages[RACERS][CUBIND_ERROR_MESSAGE_MAX];
+};
+
+static struct race race;
+
+static void *race_cublas(void *arg)
+{
+    int id = (int)(intptr_t)arg, version = 0;
+    cublasHandle_t handle;
+    cublasPointerMode_t mode;
+    pthread_barrier_wait(&race.start);
+    switch (id % 3) {
+    case 0:
+        race.results[id] = cubind_cublas_create(&handle);
+        break;
+    case 1:
+        race.results[id] = cubind_cublas_get_version(NULL, &version);
+        break;
+    default:
+        race.results[id] = cubind_cublas_get_pointer_mode(NULL, &mode);
+        break;
+    }
+    return NULL;
+}
+
+static void *race_cufft(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    cufftHandle plan;
+    pthread_barrier_wait(&race.start);
+    race.results[id] = cubind_cufft_create(&plan);
+    snprintf(race.messages[id], sizeof race.messages[id], "%s", cubind_last_error()->message);
+    return NULL;
+}
+
+static int run_race(void *(*body)(void *))
+{
+    pthread_t threads[RACERS];
+    int i;
+    pthread_barrier_init(&race.start, NULL, RACERS);
+    for (i = 0; i < RACERS; ++i)
+        if (pthread_create(&threads[i], NULL, body, (void *)(intptr_t)i) != 0)
+            return -1;
+    for (i = 0; i < RACERS; ++i)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&race.start);
+    return 0;
+}
+
+static int scenario_race(void)
+{
+    int i;
+    cubind_mock_set_status(CUBLAS_STATUS_MAPPING_ERROR);
+    CHECK(run_race(race_cublas) == 0);
+    for (i = 0; i < RACERS; ++i)
+        CHECK(race.results[i] == CUBLAS_STATUS_MAPPING_ERROR);
+    CHECK(opens_of("libcublas.so.13") == 1);
+    CHECK(cubind_mock_calls() == RACERS + 3); /* + cublasGetProperty x3: the version, asked once at load */
+    return 0;
+}
+
+static int scenario_race_failure(void)
+{
+    int i;
+    CHECK(run_race(race_cufft) == 0);
+    for (i = 0; i < RACERS; ++i) {
+        CHECK(race.results[i] == CUFFT_SETUP_FAILED);
+        CHECK(same(race.messages[i], race.messages[0]));
+    }
+    CHECK(contains(race.messages[0], getenv("CUBIND_CUFFT_PATH")));
+    CHECK(contains(race.messages[0], "invalid ELF header"));
+    CHECK(opens_of(getenv("CUBIND_CUFFT_PATH")) == 1);
+    return 0;
+}
+
+static const struct scenario scenarios[] = {
+    {"lazy", scenario_lazy},
+    {"env_override", scenario_env_override},
+    {"env_relative", scenario_env_relative},
+    {"env_missing", scenario_env_missing},
+    {"api_path", scenario_api_path},
+    {"api_handle", scenario_api_handle},
+    {"already_loaded", scenario_already_loaded},
+    {"system_loader", scenario_system_loader},
+    {"cuda_root", scenario_cuda_root},
+    {"missing_symbol", scenario_missing_symbol},
+    {"missing_library", scenario_missing_library},
+    {"error_handler", scenario_error_handler},
+    {"versions", scenario_versions},
+    {"version_fails", scenario_version_fails},
+    {"race", scenario_race},
+    {"race_failure", scenario_race_failure},
+    {NULL, NULL},
+};
+
+/* ---- CMocka tests (parent) ---------------------------------------------------------------------- */
+
+static char env_buf[16][4096];
+static int env_next;
+
+static const char *env_of(const char *name, const char *value)
+{
+    char *entry = env_buf[env_next++ % 16];
+    snprintf(entry, sizeof env_buf[0], "%s=%s", name, value != NULL ? value : "");
+    return entry;
+}
+
+/* Environment entries that point every library at its mock. */
+#define ALL_MOCKS                                                                                           \
+    env_of("CUBIND_CUBLAS_PATH", mock_path("libcublas.so.13")), env_of("CUBIND_CUBLASLT_PATH", mock_path("libcublasLt.so.13")), \
+        env_of("CUBIND_CUFFT_PATH", mock_path("libcufft.so.12")), env_of("CUBIND_CURAND_PATH", mock_path("libcurand.so.10")),   \
+        env_of("CUBIND_CUSOLVER_PATH", mock_path("libcusolver.so.12")),                                                   \
+        env_of("CUBIND_CUSOLVERMG_PATH", mock_path("libcusolverMg.so.12")),                                               \
+        env_of("CUBIND_CUSPARSE_PATH", mock_path("libcusparse.so.12"))
+
+static void run(const char *name, const char *const *env, int inhibit_cache)
+{
+    struct run_options options = {env, inhibit_cache};
+    assert_int_equal(run_scenario(name, &options), 0);
+}
+
+static void test_lazy(void **state)
+{
+    const char *env[] = {ALL_MOCKS, NULL};
+    (void)state;
+    run("lazy", env, 0);
+}
+
+static void test_env_override(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", mock_path("libcublas.so.13")), NULL};
+    (void)state;
+    run("env_override", env, 0);
+}
+
+static void test_env_relative_refused(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", "lib/libcublas.so.13"), NULL};
+    (void)state;
+    run("env_relative", env, 0);
+}
+
+static void test_env_missing_no_fallback(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", "/nonexistent/libcublas.so.13"), NULL};
+    (void)state;
+    run("env_missing", env, 0);
+}
+
+static void test_api_path_first(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", "/nonexistent/libcublas.so.13"), NULL};
+    (void)state;
+    run("api_path", env, 0);
+}
+
+static void test_api_handle(void **state)
+{
+    (void)state;
+    run("api_handle", NULL, 0);
+}
+
+static void test_already_loaded(void **state)
+{
+    (void)state;
+    run("already_loaded", NULL, 0);
+}
+
+static void test_system_loader(void **state)
+{
+    const char *env[] = {env_of("LD_LIBRARY_PATH", mock_dir()), NULL};
+    (void)state;
+    run("system_loader", env, 0);
+}
+
+#if defined(__x86_64__)
+#define TARGET_DIR "targets/x86_64-linux/lib"
+#else
+#define TARGET_DIR "targets/sbsa-linux/lib"
+#endif
+
+static void make_dirs(const char *path)
+{
+    char buf[1024];
+    char *p;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (p = buf + 1; *p != '\0'; ++p)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+static void place_mock(const char *root, const char *subdir, const char *name)
+{
+    char dir[1024], link[1100];
+    snprintf(dir, sizeof dir, "%s/%s", root, subdir);
+    make_dirs(dir);
+    snprintf(link, sizeof link, "%s/%s", dir, name);
+    unlink(link);
+    assert_int_equal(symlink(mock_path("libcublas.so.13"), link), 0);
+}
+
+/* Step 5 of the discovery order, without the system loader's cache (which knows the real
+ * libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
+static void test_cuda_roots(void **state)
+{
+    char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], expect[1200];
+    (void)state;
+    assert_non_null(mkdtemp(tmp));
+    snprintf(a, sizeof a, "%s/a", tmp);
+    snprintf(b, sizeof b, "%s/b", tmp);
+    snprintf(c, sizeof c, "%s/c", tmp);
+    place_mock(a, "lib64", "libcublas.so.12");
+    place_mock(a, "lib64", "libcublas.so.13");
+    place_mock(b, "lib", "libcublas.so.12");
+    place_mock(c, TARGET_DIR, "libcublas.so.13");
+    {
+        const char *env[] = {env_of("CUDA_PATH", a), env_of("CUDA_HOME", b), env_of("CONDA_PREFIX", c),
+                             env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
+                             env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/lib64/libcublas.so.13", a), expect)),
+                             NULL};
+        run("cuda_root", env, 1);
+    }
+    {
+        const char *env[] = {env_of("CUDA_PATH", ""), env_of("CUDA_HOME", b), env_of("CONDA_PREFIX", c),
+                             env_of("CUBIND_TEST_EXPECT_BY", "CUDA_HOME"),
+                             env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/lib/libcublas.so.12", b), expect)),
+                             NULL};
+        run("cuda_root", env, 1);
+    }
+    {
+        const char *env[] = {env_of("CUDA_PATH", "relative/dir"), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", c),
+                             env_of("CUBIND_TEST_EXPECT_BY", "CONDA_PREFIX"),
+                             env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.13", c, TARGET_DIR), expect)),
+                             NULL};
+        run("cuda_root", env, 1);
+    }
+}
+
+static void test_missing_symbol(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CUBLAS_PATH", half_mock("libcublas.so.13")), NULL};
+    (void)state;
+    run("missing_symbol", env, 0);
+}
+
+static void test_missing_library(void **state)
+{
+    const char *env[] = {env_of("CUBIND_CURAND_PATH", "/nonexistent/libcurand.so.10"),
+                         env_of("CUBIND_CUSPARSE_PATH", "/nonexistent/libcusparse.so.12"), NULL};
+    (void)state;
+    run("missing_library", env, 0);
+}
+
+static void test_error_handler(void **state)
+{
+    const char *env[] = {ALL_MOCKS, NULL};
+    (void)state;
+    run("error_handler", env, 0);
+}
+
+static void test_versions(void **state)
+{
+    const char *env[] = {ALL_MOCKS, env_of("CUBIND_MOCK_VERSION", "9.8.7"), NULL};
+    (void)state;
+    run("versions", env, 0);
+}
+
+static void test_version_query_fails(void **state)
+{
+    const char *env[] = {ALL_MOCKS, env_of("CUBIND_MOCK_VERSION_STATUS", "13"), NULL};
+    (void)state;
+    run("version_fails", env, 0);
+}
+
+static void test_race_first_call(void **state)
+{
+    const char *env[] = {ALL_MOCKS, NULL};
+    (void)state;
+    run("race", env, 0);
+}
+
+static void test_race_failing_library(void **state)
+{
+    char path[] = "/tmp/cubind-corrupt-XXXXXX";
+    int fd = mkstemp(path);
+    const char *env[] = {env_of("CUBIND_CUFFT_PATH", path), NULL};
+    (void)state;
+    assert_true(fd >= 0);
+    char junk[256];
+    memset(junk, 'x', sizeof junk);
+    assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    run("race_failure", env, 0);
+    unlink(path);
+}
+
+static void test_status_names(void **state)
+{
+    (void)state;
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CUBLAS, CUBLAS_STATUS_NOT_SUPPORTED), "CUBLAS_STATUS_NOT_SUPPORTED");
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CUFFT, CUFFT_SETUP_FAILED), "CUFFT_SETUP_FAILED");
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CURAND, CURAND_STATUS_VERSION_MISMATCH),
+                        "CURAND_STATUS_VERSION_MISMATCH");
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CUSOLVERMG, CUSOLVER_STATUS_NOT_SUPPORTED),
+                        "CUSOLVER_STATUS_NOT_SUPPORTED");
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CUSPARSE, CUSPARSE_STATUS_INSUFFICIENT_RESOURCES),
+                        "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES");
+    assert_null(cubind_status_name(CUBIND_LIB_CUFFT, 0xA)); /* a hole in cufftResult */
+    assert_null(cubind_status_name(CUBIND_LIB_NONE, 0));
+}
+
+static void test_library_names(void **state)
+{
+    int lib;
+    (void)state;
+    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
+        assert_int_equal(cubind_library_from_name(cubind_library_name((cubind_library)lib)), lib);
+    assert_null(cubind_library_name(CUBIND_LIBRARY_COUNT));
+    assert_int_equal(cubind_library_from_name("cudnn"), CUBIND_LIB_NONE);
+    assert_int_equal(cubind_load((cubind_library)42), CUBIND_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lazy),
+        cmocka_unit_test(test_env_override),
+        cmocka_unit_test(test_env_relative_refused),
+        cmocka_unit_test(test_env_missing_no_fallback),
+        cmocka_unit_test(test_api_path_first),
+        cmocka_unit_test(test_api_handle),
+        cmocka_unit_test(test_already_loaded),
+        cmocka_unit_test(test_system_loader),
+        cmocka_unit_test(test_cuda_roots),
+        cmocka_unit_test(test_missing_symbol),
+        cmocka_unit_test(test_missing_library),
+        cmocka_unit_test(test_error_handler),
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_version_query_fails),
+        cmocka_unit_test(test_race_first_call),
+        cmocka_unit_test(test_race_failing_library),
+        cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_library_names),
+    };
+    int scenario = scenario_main(argc, argv, scenarios);
+    if (scenario >= 0)
+        return scenario;
+    return cmocka_run_group_tests_name("loader", tests, NULL, NULL);
+}
