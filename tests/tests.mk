@@ -67,18 +67,22 @@ $(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) 
 endef
 $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 
-$(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER)
+# Linked binaries depend on the makefiles: their flags (run paths) live there.
+LINK_FLAGS_FILES := Makefile tests/tests.mk
+
+$(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
 # test_loader counts dlopen calls by defining dlopen itself: it must be exported.
-$(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o $(LIBRARY_SO) $(RECORDER)
+$(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o $(LIBRARY_SO) $(RECORDER) \
+                           $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
-$(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_SO)
-	$(CC) -o $@ $< $(TEST_LIBS) -lcmocka -ldl
+$(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) -lcmocka -ldl
 
 # The README's example, built against NVIDIA's runtime headers (cubind's headers then use NVIDIA's types).
-$(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS)
+$(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CUDA_RUNTIME_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lm
 
@@ -104,7 +108,7 @@ $(GPU_LIB_DIR)/libcmocka.so.0:
 	@mkdir -p $(dir $@)
 	cp -L $(shell $(CC) -print-file-name=libcmocka.so.0) $@
 
-$(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS)
+$(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
 
@@ -112,3 +116,6 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0
 
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)
+
+# Fault and bad-input tests of the loader (tests/test_faults.c).
+-include tests/faults.mk
