@@ -18,6 +18,7 @@ from pathlib import Path
 
 from . import config as config_module
 from . import model, output, parse, render
+from .names import NameError_
 from .tu import ParseError
 from .typesel import TypeError_
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         files = produce(Path(args.cuda_path), Path(args.config))
-    except (ParseError, parse.IRError, TypeError_, config_module.ConfigError, ValueError) as exc:
+    except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import api
 from .config import Config, Library, Module
+from .names import check_names
 
 
 @dataclass
@@ -69,6 +71,7 @@ def _groups(entries: list[tuple[dict, dict]], guards: dict[str, str], rank: dict
 
 
 def build(config: Config, irs: list[dict]) -> Model:
+    check_names([f for ir in irs for f in ir["functions"]], api.hand_written_names())
     cuda_versions = {ir["cuda_version"] for ir in irs}
     if len(cuda_versions) != 1:
         raise ValueError(f"IR files come from different CUDA versions: {sorted(cuda_versions)}")

@@ -68,3 +68,50 @@ def snake_name(c_name: str, prefix: str, exceptions: dict[str, str] | None = Non
 def cubind_name(module: str, c_name: str, prefix: str, exceptions: dict[str, str] | None = None) -> str:
     """cubind_<module>_<snake>, the wrapper's name."""
     return f"cubind_{module}_{snake_name(c_name, prefix, exceptions)}"
+
+
+# C11/C23 and C++ keywords: the generated headers are read by both languages.
+KEYWORDS = frozenset(
+    """auto break case char const continue default do double else enum extern float for goto if inline int long
+    register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+    _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
+    alignas alignof bool constexpr false nullptr static_assert thread_local true typeof typeof_unqual
+    _BitInt _Decimal32 _Decimal64 _Decimal128 and and_eq asm bitand bitor catch char8_t char16_t char32_t class
+    compl concept consteval constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit
+    export friend mutable namespace new noexcept not not_eq operator or or_eq private protected public
+    reinterpret_cast requires static_cast template this throw try typeid typename using virtual wchar_t xor
+    xor_eq""".split()
+)
+
+
+class NameError_(Exception):
+    """Generated names collide with each other, with the hand-written API or with the language."""
+
+
+def reserved_reason(name: str) -> str | None:
+    """Why a C identifier may not be used by a library, or None."""
+    if name in KEYWORDS:
+        return "is a C or C++ keyword"
+    if name.startswith("__") or (name.startswith("_") and name[1:2].isupper()):
+        return "is reserved for the implementation (C11 7.1.3)"
+    if "__" in name:
+        return "contains a double underscore, reserved in C++"
+    return None
+
+
+def check_names(functions: list[dict], hand_written: set[str]) -> None:
+    """Every wrapper name is unique over all units, unused by the hand-written API and not reserved."""
+    seen: dict[str, str] = {}
+    problems = []
+    for function in functions:
+        name = function["cubind_name"]
+        other = seen.setdefault(name, function["name"])
+        if other != function["name"]:
+            problems.append(f"{other} and {function['name']} both map to {name}")
+        if name in hand_written:
+            problems.append(f"{function['name']} maps to {name}, a name of include/cubind/cubind.h")
+        reason = reserved_reason(name)
+        if reason:
+            problems.append(f"{function['name']} maps to {name}, which {reason}")
+    if problems:
+        raise NameError_("; ".join(problems))

@@ -124,7 +124,6 @@ def build_ir(config: Config, unit: Unit, include_dir: Path) -> dict:
         _function(parsed, cursor, public_of.get(cursor.spelling, cursor.spelling), unit, cxx_only, status_types)
         for parsed, cursor, cxx_only in bound
     ]
-    _check_names(unit.name, functions)
 
     selector = TypeSelector(c, own)
     selector.seed_own_headers()
@@ -171,11 +170,3 @@ def _skipped(parsed: Parsed, cursor: ci.Cursor, reason: str) -> dict:
         "signature": declare(cursor.type, cursor.spelling),
         "reason": reason,
     }
-
-
-def _check_names(unit: str, functions: list[dict]) -> None:
-    by_name: dict[str, str] = {}
-    for function in functions:
-        other = by_name.setdefault(function["cubind_name"], function["name"])
-        if other != function["name"]:
-            raise IRError(f"unit {unit}: {other} and {function['name']} both map to {function['cubind_name']}")

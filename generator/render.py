@@ -69,6 +69,7 @@ def render_all(model: Model, command: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for ir in model.irs:
         out[f"ir/{ir['unit']}.json"] = json.dumps(ir, indent=1, ensure_ascii=False) + "\n"
+        out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
     out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)

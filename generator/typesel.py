@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
+from . import clang_ext
 from .declarators import declare
 from .tu import Parsed, top_level
 
@@ -152,6 +153,7 @@ class TypeSelector:
                 "typedef": name,
                 "header": header,
                 "line": decl.location.line,
+                "deprecated": None,
                 "complete": False,
                 "opaque_reason": f"C++ class in {header}; declared opaque in C (used through pointers only)",
                 "size": t.get_size(),
@@ -195,6 +197,7 @@ class TypeSelector:
             "typedef": None,
             "header": self.header(cursor),
             "line": cursor.location.line,
+            "deprecated": clang_ext.deprecation(cursor),
             "usr": cursor.get_usr(),
         }
 

@@ -27,8 +27,9 @@ PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_ma
                          $(wildcard generated/tests/passthrough_*.c))
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
+OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-passthrough test-loader test-real test-build gpu-build test-gpu
+.PHONY: test-passthrough test-loader test-real test-abi test-build gpu-build test-gpu
 
 test: deps
 	$(MAKE) test-generator
@@ -39,13 +40,13 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-passthrough test-loader test-real
+test-c: test-abi test-passthrough test-loader test-real
 
-test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm
+test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
 # A -Werror build of the library, the probe, the mocks and the tests with the other compiler.
 compilers:
-	$(MAKE) CC=$(OTHER_CC) BUILD=build/$(OTHER_CC) SAN= test-build
+	$(MAKE) CC=$(OTHER_CC) CXX=$(OTHER_CXX) BUILD=build/$(OTHER_CC) SAN= test-build
 
 $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -85,6 +86,37 @@ $(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_SO) $(LIN
 $(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CUDA_RUNTIME_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lm
+
+# --- ABI: cubind's declarations against NVIDIA's (generated/tests/abi_<unit>.c) ------------------
+# Each check program is built with cubind's headers alone and with NVIDIA's headers first, as C
+# and as C++; the NVIDIA builds assert every wrapper's function type at compile time, and the three
+# programs must print the same values, sizes, alignments and offsets.
+ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi_*.c))
+ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
+ABI_FLAGS := -Wno-deprecated-declarations -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES)
+CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
+
+$(TEST_BUILD)/abi/%-cubind: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
+$(TEST_BUILD)/abi/%-nvidia: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $< -o $@ $(LDFLAGS_SAN)
+$(TEST_BUILD)/abi/%-cxx: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
+	    -x c++ $< -x none -o $@
+
+test-abi: $(ABI_PROGRAMS)
+	@for u in $(ABI_UNITS); do \
+	    for v in cubind nvidia cxx; do $(TEST_BUILD)/abi/$$u-$$v > $(TEST_BUILD)/abi/$$u-$$v.txt || exit 1; done; \
+	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-nvidia.txt && \
+	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-cxx.txt || \
+	    { echo "abi $$u: cubind's declarations differ from NVIDIA's:"; \
+	      diff $(TEST_BUILD)/abi/$$u-nvidia.txt $(TEST_BUILD)/abi/$$u-cubind.txt; exit 1; }; \
+	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
+	$$(grep -c "(void)static_cast" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
+	done
 
 test-passthrough: $(PASSTHROUGH) $(MOCKS)
 	@echo "passthrough: every wrapper against the mocks (log: $(TEST_BUILD)/passthrough.log)"

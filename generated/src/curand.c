@@ -5,6 +5,8 @@
  * Do not edit: change generator/ or templates/ and regenerate with
  *     make generate
  */
+/* The wrappers of deprecated functions are defined here, not used. */
+#define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/curand.h"
 #include "internal.h"
 

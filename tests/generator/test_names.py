@@ -126,3 +126,45 @@ def test_exceptions_are_real_functions_of_their_module() -> None:
     for module in CONFIG.modules:
         for c_name, _ in module.name_exceptions:
             assert names.get(c_name) == module.name, c_name
+
+
+def _function(name: str, cubind: str) -> dict:
+    return {"name": name, "cubind_name": cubind}
+
+
+def test_colliding_names_are_refused() -> None:
+    from generator.names import NameError_, check_names
+
+    check_names([_function("cublasSgemm", "cubind_cublas_sgemm")], {"cubind_load"})
+    with pytest.raises(NameError_, match="cublasSgemm and cublasSgemm_v2 both map to cubind_cublas_sgemm"):
+        check_names([_function("cublasSgemm", "cubind_cublas_sgemm"),
+                     _function("cublasSgemm_v2", "cubind_cublas_sgemm")], set())
+    with pytest.raises(NameError_, match="a name of include/cubind/cubind.h"):
+        check_names([_function("cuFoo", "cubind_load")], {"cubind_load"})
+
+
+@pytest.mark.parametrize("name", ["int", "class", "_Bool", "__half", "_Reserved", "cubind_a__b"])
+def test_reserved_identifiers(name: str) -> None:
+    from generator.names import reserved_reason
+
+    assert reserved_reason(name) is not None
+
+
+def test_hand_written_api_names_are_read_from_the_header() -> None:
+    from generator.api import hand_written_names
+
+    names = hand_written_names()
+    assert {"cubind_load", "cubind_library_info", "cubind_last_error", "cubind_set_library_path"} <= names
+
+
+def test_generated_names_are_safe() -> None:
+    import json
+    from pathlib import Path
+
+    from generator.api import hand_written_names
+    from generator.names import check_names, reserved_reason
+
+    root = Path(__file__).resolve().parents[2] / "generated" / "ir"
+    functions = [f for p in sorted(root.glob("*.json")) for f in json.loads(p.read_text())["functions"]]
+    check_names(functions, hand_written_names())
+    assert all(reserved_reason(f["cubind_name"]) is None for f in functions)

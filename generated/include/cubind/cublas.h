@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cublas_create - wraps cublasCreate (exported as cublasCreate_v2), cublas_api.h:246.
  * @param handle cublasHandle_t *: the library handle, from the module's Create function
@@ -9125,6 +9131,10 @@ cublasStatus_t cubind_cublas_hgemm_strided_batched(cublasHandle_t handle, cublas
  */
 CUBIND_API
 cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cublasLt_create - wraps cublasLtCreate, cublasLt.h:69.
  * @param lightHandle cublasLtHandle_t *
@@ -585,6 +591,10 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask);
  */
 CUBIND_API
 cublasStatus_t cubind_cublasLt_logger_force_disable(void);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

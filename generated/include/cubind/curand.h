@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_curand_create_generator - wraps curandCreateGenerator, curand.h:335.
  * Create new random number generator.
@@ -332,6 +338,10 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
  */
 CUBIND_API
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusolver_get_property - wraps cusolverGetProperty, cusolver_common.h:272.
  * @param type libraryPropertyType
@@ -40,6 +46,10 @@ cusolverStatus_t cubind_cusolver_get_property(libraryPropertyType type, int *val
  */
 CUBIND_API
 cusolverStatus_t cubind_cusolver_get_version(int *version);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusolverDn_create - wraps cusolverDnCreate, cusolverDn.h:96.
  * @param handle cusolverDnHandle_t *: the library handle, from the module's Create function
@@ -6527,6 +6533,10 @@ cusolverStatus_t cubind_cusolverDn_logger_set_mask(int mask);
  */
 CUBIND_API
 cusolverStatus_t cubind_cusolverDn_logger_force_disable(void);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

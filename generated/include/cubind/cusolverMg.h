@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusolverMg_create - wraps cusolverMgCreate, cusolverMg.h:125.
  * @param handle cusolverMgHandle_t *: the library handle, from the module's Create function
@@ -348,6 +354,10 @@ cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, 
  */
 CUBIND_API CUBIND_DEPRECATED("")
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusolverRf_create - wraps cusolverRfCreate, cusolverRf.h:107.
  * @param handle cusolverRfHandle_t *: the library handle, from the module's Create function
@@ -366,6 +372,10 @@ cusolverStatus_t cubind_cusolverRf_batch_solve(cusolverRfHandle_t handle, int *P
  */
 CUBIND_API CUBIND_DEPRECATED("please use cuDSS instead")
 cusolverStatus_t cubind_cusolverRf_batch_zero_pivot(cusolverRfHandle_t handle, int *position);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusolverSp_create - wraps cusolverSpCreate, cusolverSp.h:67.
  * @param handle cusolverSpHandle_t *: the library handle, from the module's Create function
@@ -2786,6 +2792,10 @@ cusolverStatus_t cubind_cusolverSp_ccsrchol_diag(cusolverSpHandle_t handle, csrc
  */
 CUBIND_API CUBIND_DEPRECATED("please use cuDSS instead")
 cusolverStatus_t cubind_cusolverSp_zcsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

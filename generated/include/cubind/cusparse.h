@@ -24,6 +24,12 @@
 
 CUBIND_EXTERN_C_BEGIN
 
+/* Declarations that name a type NVIDIA deprecates must not warn here, only where a caller uses it. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /**
  * cubind_cusparse_create - wraps cusparseCreate, cusparse.h:333.
  * @param handle cusparseHandle_t *: the library handle, from the module's Create function
@@ -7821,6 +7827,10 @@ cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage(cusparseHandle
  */
 CUBIND_API CUBIND_DEPRECATED("The routine will be removed in the next major release")
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 CUBIND_EXTERN_C_END
 

@@ -31,23 +31,23 @@ typedef struct cusparseContext *cusparseHandle_t;
 struct cusparseMatDescr;
 typedef struct cusparseMatDescr *cusparseMatDescr_t;
 struct bsrsv2Info;
-typedef struct bsrsv2Info *bsrsv2Info_t;
+typedef struct bsrsv2Info *bsrsv2Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct bsrsm2Info;
-typedef struct bsrsm2Info *bsrsm2Info_t;
+typedef struct bsrsm2Info *bsrsm2Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct csric02Info;
-typedef struct csric02Info *csric02Info_t;
+typedef struct csric02Info *csric02Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct bsric02Info;
-typedef struct bsric02Info *bsric02Info_t;
+typedef struct bsric02Info *bsric02Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct csrilu02Info;
-typedef struct csrilu02Info *csrilu02Info_t;
+typedef struct csrilu02Info *csrilu02Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct bsrilu02Info;
-typedef struct bsrilu02Info *bsrilu02Info_t;
+typedef struct bsrilu02Info *bsrilu02Info_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct csru2csrInfo;
-typedef struct csru2csrInfo *csru2csrInfo_t;
+typedef struct csru2csrInfo *csru2csrInfo_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct cusparseColorInfo;
-typedef struct cusparseColorInfo *cusparseColorInfo_t;
+typedef struct cusparseColorInfo *cusparseColorInfo_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 struct pruneInfo;
-typedef struct pruneInfo *pruneInfo_t;
+typedef struct pruneInfo *pruneInfo_t CUBIND_DEPRECATED("The type will be removed in the next major release");
 typedef enum {
     CUSPARSE_STATUS_SUCCESS = 0,
     CUSPARSE_STATUS_NOT_INITIALIZED = 1,

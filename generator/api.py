@@ -1,0 +1,28 @@
+"""Names the hand-written public API already uses, so no generated wrapper takes one.
+
+Read from include/cubind/cubind.h with libclang's tokenizer: every cubind_* identifier
+declared there (functions, types, enum constants), no preprocessing needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import clang.cindex as ci
+
+PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / "cubind.h"
+
+
+def hand_written_names(header: Path = PUBLIC_HEADER) -> set[str]:
+    index = ci.Index.create()
+    tu = index.parse(str(header), args=["-x", "c", "-std=c11"], options=ci.TranslationUnit.PARSE_INCOMPLETE)
+    file = tu.get_file(str(header))
+    size = header.stat().st_size
+    extent = ci.SourceRange.from_locations(
+        ci.SourceLocation.from_offset(tu, file, 0), ci.SourceLocation.from_offset(tu, file, size)
+    )
+    return {
+        t.spelling
+        for t in tu.get_tokens(extent=extent)
+        if t.kind == ci.TokenKind.IDENTIFIER and t.spelling.lower().startswith("cubind_")
+    }
