@@ -41,12 +41,8 @@ def _qualifiers(t: ci.Type) -> str:
 def _declare(t: ci.Type, inner: str) -> str:
     kind = t.kind
     if kind == TK.POINTER:
-        pointee = t.get_pointee()
         quals = _qualifiers(t)
-        text = "*" + (quals + (" " if inner else "") if quals else "") + inner
-        if pointee.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
-            text = f"({text})"
-        return _declare(pointee, text)
+        return _pointer_to(t.get_pointee(), (quals + (" " if inner else "") if quals else "") + inner)
     if kind == TK.CONSTANTARRAY:
         return _declare(t.element_type, f"{inner}[{t.element_count}]")
     if kind == TK.INCOMPLETEARRAY:
@@ -64,13 +60,22 @@ def _declare(t: ci.Type, inner: str) -> str:
     return f"{base} {inner}"
 
 
-def decay(t: ci.Type) -> str:
-    """The type a parameter declared with type `t` really has (arrays and functions become pointers)."""
+def _pointer_to(pointee: ci.Type, inner: str) -> str:
+    """The declarator of a pointer to `pointee` ("*" already followed by its qualifiers in `inner`)."""
+    text = "*" + inner
+    if pointee.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        text = f"({text})"
+    return _declare(pointee, text)
+
+
+def decay(t: ci.Type, name: str = "") -> str:
+    """The type a parameter declared with type `t` really has (arrays and functions become pointers:
+    `int m[2][3]` is `int (*)[3]`); with a name, the declaration of a variable of that type."""
     if t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
-        return _declare(t.element_type, "*").strip()
+        return _pointer_to(t.element_type, name).strip()
     if t.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
-        return _declare(t, "(*)").strip()
-    return declare(t)
+        return _pointer_to(t, name).strip()
+    return declare(t, name)
 
 
 def category(t: ci.Type) -> str:

@@ -15,11 +15,14 @@ from .typesel import TypeSelector, referenced_names
 
 CK = ci.CursorKind
 IR_VERSION = 1
+RESERVED_PREFIX = "cubind_"
 
 SKIP_STATIC_INLINE = "static inline helper defined in the header: not an exported symbol"
 SKIP_CXX_OVERLOAD = "C++ overload of an extern \"C\" function, defined inline in the header: not an exported symbol"
 SKIP_CXX_LINKAGE = "declared with C++ linkage: not an extern \"C\" symbol"
 SKIP_VARIADIC = "variadic: a wrapper cannot forward a variable argument list"
+SKIP_FUNCTION_RESULT = ("returns a pointer to a function through no typedef name: a wrapper's declaration "
+                        "cannot be spelled as a return type followed by a name")
 
 
 class IRError(Exception):
@@ -44,11 +47,19 @@ def _skip_reason(cursor: ci.Cursor, cxx: bool, c_names: set[str]) -> str | None:
         return SKIP_CXX_LINKAGE
     if cursor.type.kind == ci.TypeKind.FUNCTIONPROTO and cursor.type.is_function_variadic():
         return SKIP_VARIADIC
+    result = cursor.result_type
+    while result.kind == ci.TypeKind.POINTER:
+        result = result.get_pointee()
+    if result.kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO):
+        return SKIP_FUNCTION_RESULT
     return None
 
 
 def _param(arg: ci.Cursor, index: int) -> dict:
     name = arg.spelling or f"arg{index}"
+    if name.startswith(RESERVED_PREFIX):
+        raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
+                      "which the generated wrappers and tests use for their own names")
     t = arg.type
     return {
         "name": name,
@@ -56,6 +67,7 @@ def _param(arg: ci.Cursor, index: int) -> dict:
         "canonical": t.get_canonical().spelling,
         "decl": declare(t, name),
         "value_type": decay(t),
+        "value_decl": decay(t, name),
         "category": category(t),
     }
 

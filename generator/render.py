@@ -11,6 +11,8 @@ from . import VERSION
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
+LLONG_MIN, LLONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def c_string(text: str) -> str:
@@ -35,6 +37,25 @@ def pointer_type(function: dict, name: str) -> str:
     return f"{returns}{joiner}(*{name})({params})"
 
 
+def fits_int(value: int) -> bool:
+    """Whether an enum constant is within ISO C's range for enumerators (that of int)."""
+    return INT_MIN <= value <= INT_MAX
+
+
+def c_integer(value: int) -> str:
+    """An integer constant with `value`: as a plain decimal when it fits in int, else with the
+    suffix of the type that holds it (LL, ULL); LLONG_MIN, which no literal spells, as an expression."""
+    if fits_int(value):
+        return str(value)
+    if value == LLONG_MIN:
+        return f"({LLONG_MIN + 1}LL - 1)"
+    if LLONG_MIN < value <= LLONG_MAX:
+        return f"{value}LL"
+    if 0 < value < (1 << 64):
+        return f"{value}ULL"
+    raise ValueError(f"integer constant {value} does not fit in 64 bits")
+
+
 def comment(text: str) -> str:
     """Text safe inside a C block comment."""
     return text.replace("*/", "* /")
@@ -51,6 +72,8 @@ def environment() -> jinja2.Environment:
     )
     env.filters["c_string"] = c_string
     env.filters["comment"] = comment
+    env.filters["c_integer"] = c_integer
+    env.tests["fits_int"] = fits_int
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
     return env

@@ -185,7 +185,9 @@ class TypeSelector:
             result.append(entry)
             pending_anonymous = entry if entry["name"] is None else None
         for entry in result:
-            if entry.get("name") is None and entry.get("typedef") is None:
+            # A bare `enum { A = 1 };` declares constants only; an anonymous struct or union
+            # with no typedef name declares nothing anyone can use.
+            if entry.get("name") is None and entry.get("typedef") is None and entry["kind"] != "enum":
                 raise TypeError_(f"anonymous {entry['kind']} at {entry['header']}:{entry['line']} has no typedef name")
             entry.pop("usr", None)
         return result

@@ -29,7 +29,8 @@ PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_ma
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-passthrough test-loader test-real test-abi test-build gpu-build test-gpu
+.PHONY: test-passthrough test-loader test-real test-abi test-probe test-link test-install test-build gpu-build \
+        test-gpu
 
 test: deps
 	$(MAKE) test-generator
@@ -40,7 +41,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-passthrough test-loader test-real
+test-c: test-abi test-passthrough test-loader test-real test-probe test-link test-install
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
@@ -130,6 +131,24 @@ test-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
 
 test-real: $(TEST_BUILD)/test_real
 	$(TEST_BUILD)/test_real
+
+test-probe: $(PROBE) deps-test
+	CUBIND_PROBE=$(abspath $(PROBE)) $(PYTHON) -m pytest -q tests/probe
+
+# libcubind.so needs no CUDA library to load: it opens them itself.
+test-link: $(LIBRARY_SO)
+	@if readelf -d $(LIBRARY_SONAME) | grep NEEDED | grep -i -E "cu(da|blas|fft|rand|solver|sparse)"; then \
+	    echo "libcubind.so links against a CUDA library"; exit 1; fi
+	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
+
+# An installed tree is all a user needs: its headers and library, nothing of CUDA or of this checkout.
+test-install: all
+	rm -rf $(TEST_BUILD)/install
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TEST_BUILD)/install) > /dev/null
+	$(CC) $(ALL_CFLAGS) -I$(TEST_BUILD)/install/include tests/install_check.c -o $(TEST_BUILD)/install/use \
+	    -L$(TEST_BUILD)/install/lib -lcubind -Wl,-rpath,$(abspath $(TEST_BUILD)/install/lib) $(LDFLAGS_SAN)
+	$(TEST_BUILD)/install/use
+	$(TEST_BUILD)/install/bin/cubind-probe > /dev/null
 
 # --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------
 # `make gpu-build` here, then tests/gpu/run.sh on the GPU machine with build/ carried over;

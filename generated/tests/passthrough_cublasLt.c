@@ -17,1096 +17,1096 @@
 #include "recorder.h"
 
 
-static void test_cubind_cublasLt_create(void **state)
+static void test_cubind_cublasLt_create(void **cubind_state)
 {
-    cublasLtHandle_t * a0 = (cublasLtHandle_t *)(uintptr_t)0x10000010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasStatus_t result;
+    cublasLtHandle_t *lightHandle = (cublasLtHandle_t *)(uintptr_t)0x10000010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_create(a0);
+    cubind_result = cubind_cublasLt_create(lightHandle);
     assert_true(cubind_mock_matches("cublasLtCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_destroy(void **state)
+static void test_cubind_cublasLt_destroy(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x10001010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10001010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_destroy(a0);
+    cubind_result = cubind_cublasLt_destroy(lightHandle);
     assert_true(cubind_mock_matches("cublasLtDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_get_status_name(void **state)
+static void test_cubind_cublasLt_get_status_name(void **cubind_state)
 {
-    cublasStatus_t a0 = (cublasStatus_t)64;
-    const uintptr_t expected = 0x53u;
-    const char * result;
+    cublasStatus_t status = (cublasStatus_t)64;
+    const uintptr_t cubind_expected = 0x53u;
+    const char * cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_return(expected);
+    cubind_mock_expect_arg(&status, sizeof status);
+    cubind_mock_set_return(cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_get_status_name(a0);
+    cubind_result = cubind_cublasLt_get_status_name(status);
     assert_true(cubind_mock_matches("cublasLtGetStatusName"));
-    assert_ptr_equal(result, (const char *)expected);
+    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
     cubind_test_assert_no_error();
 }
 
-static void test_cubind_cublasLt_get_status_string(void **state)
+static void test_cubind_cublasLt_get_status_string(void **cubind_state)
 {
-    cublasStatus_t a0 = (cublasStatus_t)64;
-    const uintptr_t expected = 0x54u;
-    const char * result;
+    cublasStatus_t status = (cublasStatus_t)64;
+    const uintptr_t cubind_expected = 0x54u;
+    const char * cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_return(expected);
+    cubind_mock_expect_arg(&status, sizeof status);
+    cubind_mock_set_return(cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_get_status_string(a0);
+    cubind_result = cubind_cublasLt_get_status_string(status);
     assert_true(cubind_mock_matches("cublasLtGetStatusString"));
-    assert_ptr_equal(result, (const char *)expected);
+    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
     cubind_test_assert_no_error();
 }
 
-static void test_cubind_cublasLt_get_version(void **state)
+static void test_cubind_cublasLt_get_version(void **cubind_state)
 {
-    const uintptr_t expected = 0x55u;
-    size_t result;
+    const uintptr_t cubind_expected = 0x55u;
+    size_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_set_return(expected);
+    cubind_mock_set_return(cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_get_version();
+    cubind_result = cubind_cublasLt_get_version();
     assert_true(cubind_mock_matches("cublasLtGetVersion"));
-    assert_int_equal(result, (size_t)expected);
+    assert_int_equal(cubind_result, (size_t)cubind_expected);
     cubind_test_assert_no_error();
 }
 
-static void test_cubind_cublasLt_get_cudart_version(void **state)
+static void test_cubind_cublasLt_get_cudart_version(void **cubind_state)
 {
-    const uintptr_t expected = 0x56u;
-    size_t result;
+    const uintptr_t cubind_expected = 0x56u;
+    size_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_set_return(expected);
+    cubind_mock_set_return(cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_get_cudart_version();
+    cubind_result = cubind_cublasLt_get_cudart_version();
     assert_true(cubind_mock_matches("cublasLtGetCudartVersion"));
-    assert_int_equal(result, (size_t)expected);
+    assert_int_equal(cubind_result, (size_t)cubind_expected);
     cubind_test_assert_no_error();
 }
 
-static void test_cubind_cublasLt_get_property(void **state)
+static void test_cubind_cublasLt_get_property(void **cubind_state)
 {
-    libraryPropertyType a0 = (libraryPropertyType)64;
-    int * a1 = (int *)(uintptr_t)0x10006020u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INTERNAL_ERROR;
-    cublasStatus_t result;
+    libraryPropertyType type = (libraryPropertyType)64;
+    int *value = (int *)(uintptr_t)0x10006020u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&value, sizeof value);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_get_property(a0, a1);
+    cubind_result = cubind_cublasLt_get_property(type, value);
     assert_true(cubind_mock_matches("cublasLtGetProperty"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtGetProperty", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtGetProperty", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **state)
+static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **cubind_state)
 {
-    size_t * a0 = (size_t *)(uintptr_t)0x10007010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t result;
+    size_t *capacity = (size_t *)(uintptr_t)0x10007010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&capacity, sizeof capacity);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_heuristics_cache_get_capacity(a0);
+    cubind_result = cubind_cublasLt_heuristics_cache_get_capacity(capacity);
     assert_true(cubind_mock_matches("cublasLtHeuristicsCacheGetCapacity"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **state)
+static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_state)
 {
-    size_t a0 = (size_t)0x123400000800LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_LICENSE_ERROR;
-    cublasStatus_t result;
+    size_t capacity = (size_t)0x123400000800LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&capacity, sizeof capacity);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_heuristics_cache_set_capacity(a0);
+    cubind_result = cubind_cublasLt_heuristics_cache_set_capacity(capacity);
     assert_true(cubind_mock_matches("cublasLtHeuristicsCacheSetCapacity"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheSetCapacity", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheSetCapacity", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **state)
+static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind_state)
 {
-    unsigned int a0 = (unsigned int)0x120240;
-    const uintptr_t expected = 0x5au;
-    unsigned int result;
+    unsigned int mask = (unsigned int)0x120240;
+    const uintptr_t cubind_expected = 0x5au;
+    unsigned int cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_return(expected);
+    cubind_mock_expect_arg(&mask, sizeof mask);
+    cubind_mock_set_return(cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_disable_cpu_instructions_set_mask(a0);
+    cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
     assert_true(cubind_mock_matches("cublasLtDisableCpuInstructionsSetMask"));
-    assert_int_equal(result, (unsigned int)expected);
+    assert_int_equal(cubind_result, (unsigned int)cubind_expected);
     cubind_test_assert_no_error();
 }
 
-static void test_cubind_cublasLt_matmul(void **state)
+static void test_cubind_cublasLt_matmul(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x1000a010u;
-    cublasLtMatmulDesc_t a1 = (cublasLtMatmulDesc_t)(uintptr_t)0x1000a020u;
-    const void * a2 = (const void *)(uintptr_t)0x1000a030u;
-    const void * a3 = (const void *)(uintptr_t)0x1000a040u;
-    cublasLtMatrixLayout_t a4 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a050u;
-    const void * a5 = (const void *)(uintptr_t)0x1000a060u;
-    cublasLtMatrixLayout_t a6 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a070u;
-    const void * a7 = (const void *)(uintptr_t)0x1000a080u;
-    const void * a8 = (const void *)(uintptr_t)0x1000a090u;
-    cublasLtMatrixLayout_t a9 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a0a0u;
-    void * a10 = (void *)(uintptr_t)0x1000a0b0u;
-    cublasLtMatrixLayout_t a11 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a0c0u;
-    const cublasLtMatmulAlgo_t * a12 = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x1000a0d0u;
-    void * a13 = (void *)(uintptr_t)0x1000a0e0u;
-    size_t a14 = (size_t)0x123400000a0eLL;
-    cudaStream_t a15 = (cudaStream_t)(uintptr_t)0x1000a100u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x1000a010u;
+    cublasLtMatmulDesc_t computeDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x1000a020u;
+    const void *alpha = (const void *)(uintptr_t)0x1000a030u;
+    const void *A = (const void *)(uintptr_t)0x1000a040u;
+    cublasLtMatrixLayout_t Adesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a050u;
+    const void *B = (const void *)(uintptr_t)0x1000a060u;
+    cublasLtMatrixLayout_t Bdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a070u;
+    const void *beta = (const void *)(uintptr_t)0x1000a080u;
+    const void *C = (const void *)(uintptr_t)0x1000a090u;
+    cublasLtMatrixLayout_t Cdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a0a0u;
+    void *D = (void *)(uintptr_t)0x1000a0b0u;
+    cublasLtMatrixLayout_t Ddesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000a0c0u;
+    const cublasLtMatmulAlgo_t *algo = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x1000a0d0u;
+    void *workspace = (void *)(uintptr_t)0x1000a0e0u;
+    size_t workspaceSizeInBytes = (size_t)0x123400000a0eLL;
+    cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1000a100u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_expect_arg(&a14, sizeof a14);
-    cubind_mock_expect_arg(&a15, sizeof a15);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&computeDesc, sizeof computeDesc);
+    cubind_mock_expect_arg(&alpha, sizeof alpha);
+    cubind_mock_expect_arg(&A, sizeof A);
+    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+    cubind_mock_expect_arg(&B, sizeof B);
+    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+    cubind_mock_expect_arg(&beta, sizeof beta);
+    cubind_mock_expect_arg(&C, sizeof C);
+    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+    cubind_mock_expect_arg(&D, sizeof D);
+    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_expect_arg(&workspace, sizeof workspace);
+    cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
+    cubind_mock_expect_arg(&stream, sizeof stream);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
+    cubind_result = cubind_cublasLt_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     assert_true(cubind_mock_matches("cublasLtMatmul"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform(void **state)
+static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x1000b010u;
-    cublasLtMatrixTransformDesc_t a1 = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x1000b020u;
-    const void * a2 = (const void *)(uintptr_t)0x1000b030u;
-    const void * a3 = (const void *)(uintptr_t)0x1000b040u;
-    cublasLtMatrixLayout_t a4 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b050u;
-    const void * a5 = (const void *)(uintptr_t)0x1000b060u;
-    const void * a6 = (const void *)(uintptr_t)0x1000b070u;
-    cublasLtMatrixLayout_t a7 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b080u;
-    void * a8 = (void *)(uintptr_t)0x1000b090u;
-    cublasLtMatrixLayout_t a9 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b0a0u;
-    cudaStream_t a10 = (cudaStream_t)(uintptr_t)0x1000b0b0u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x1000b010u;
+    cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x1000b020u;
+    const void *alpha = (const void *)(uintptr_t)0x1000b030u;
+    const void *A = (const void *)(uintptr_t)0x1000b040u;
+    cublasLtMatrixLayout_t Adesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b050u;
+    const void *beta = (const void *)(uintptr_t)0x1000b060u;
+    const void *B = (const void *)(uintptr_t)0x1000b070u;
+    cublasLtMatrixLayout_t Bdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b080u;
+    void *C = (void *)(uintptr_t)0x1000b090u;
+    cublasLtMatrixLayout_t Cdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x1000b0a0u;
+    cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1000b0b0u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_expect_arg(&alpha, sizeof alpha);
+    cubind_mock_expect_arg(&A, sizeof A);
+    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+    cubind_mock_expect_arg(&beta, sizeof beta);
+    cubind_mock_expect_arg(&B, sizeof B);
+    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+    cubind_mock_expect_arg(&C, sizeof C);
+    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+    cubind_mock_expect_arg(&stream, sizeof stream);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_result = cubind_cublasLt_matrix_transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     assert_true(cubind_mock_matches("cublasLtMatrixTransform"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_layout_init_internal(void **state)
+static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state)
 {
-    cublasLtMatrixLayout_t a0 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000c010u;
-    size_t a1 = (size_t)0x123400000c01LL;
-    cudaDataType a2 = (cudaDataType)66;
-    uint64_t a3 = (uint64_t)0x123400000c03LL;
-    uint64_t a4 = (uint64_t)0x123400000c04LL;
-    int64_t a5 = (int64_t)0x123400000c05LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_ARCH_MISMATCH;
-    cublasStatus_t result;
+    cublasLtMatrixLayout_t matLayout = (cublasLtMatrixLayout_t)(uintptr_t)0x1000c010u;
+    size_t size = (size_t)0x123400000c01LL;
+    cudaDataType type = (cudaDataType)66;
+    uint64_t rows = (uint64_t)0x123400000c03LL;
+    uint64_t cols = (uint64_t)0x123400000c04LL;
+    int64_t ld = (int64_t)0x123400000c05LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+    cubind_mock_expect_arg(&size, sizeof size);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&rows, sizeof rows);
+    cubind_mock_expect_arg(&cols, sizeof cols);
+    cubind_mock_expect_arg(&ld, sizeof ld);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_layout_init_internal(a0, a1, a2, a3, a4, a5);
+    cubind_result = cubind_cublasLt_matrix_layout_init_internal(matLayout, size, type, rows, cols, ld);
     assert_true(cubind_mock_matches("cublasLtMatrixLayoutInit_internal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_layout_create(void **state)
+static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
 {
-    cublasLtMatrixLayout_t * a0 = (cublasLtMatrixLayout_t *)(uintptr_t)0x1000d010u;
-    cudaDataType a1 = (cudaDataType)65;
-    uint64_t a2 = (uint64_t)0x123400000d02LL;
-    uint64_t a3 = (uint64_t)0x123400000d03LL;
-    int64_t a4 = (int64_t)0x123400000d04LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_MAPPING_ERROR;
-    cublasStatus_t result;
+    cublasLtMatrixLayout_t *matLayout = (cublasLtMatrixLayout_t *)(uintptr_t)0x1000d010u;
+    cudaDataType type = (cudaDataType)65;
+    uint64_t rows = (uint64_t)0x123400000d02LL;
+    uint64_t cols = (uint64_t)0x123400000d03LL;
+    int64_t ld = (int64_t)0x123400000d04LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&rows, sizeof rows);
+    cubind_mock_expect_arg(&cols, sizeof cols);
+    cubind_mock_expect_arg(&ld, sizeof ld);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_layout_create(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matrix_layout_create(matLayout, type, rows, cols, ld);
     assert_true(cubind_mock_matches("cublasLtMatrixLayoutCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_layout_destroy(void **state)
+static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
 {
-    cublasLtMatrixLayout_t a0 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000e010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_EXECUTION_FAILED;
-    cublasStatus_t result;
+    cublasLtMatrixLayout_t matLayout = (cublasLtMatrixLayout_t)(uintptr_t)0x1000e010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_layout_destroy(a0);
+    cubind_result = cubind_cublasLt_matrix_layout_destroy(matLayout);
     assert_true(cubind_mock_matches("cublasLtMatrixLayoutDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_layout_set_attribute(void **state)
+static void test_cubind_cublasLt_matrix_layout_set_attribute(void **cubind_state)
 {
-    cublasLtMatrixLayout_t a0 = (cublasLtMatrixLayout_t)(uintptr_t)0x1000f010u;
-    cublasLtMatrixLayoutAttribute_t a1 = (cublasLtMatrixLayoutAttribute_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x1000f030u;
-    size_t a3 = (size_t)0x123400000f03LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_INTERNAL_ERROR;
-    cublasStatus_t result;
+    cublasLtMatrixLayout_t matLayout = (cublasLtMatrixLayout_t)(uintptr_t)0x1000f010u;
+    cublasLtMatrixLayoutAttribute_t attr = (cublasLtMatrixLayoutAttribute_t)65;
+    const void *buf = (const void *)(uintptr_t)0x1000f030u;
+    size_t sizeInBytes = (size_t)0x123400000f03LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_layout_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matrix_layout_set_attribute(matLayout, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtMatrixLayoutSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_layout_get_attribute(void **state)
+static void test_cubind_cublasLt_matrix_layout_get_attribute(void **cubind_state)
 {
-    cublasLtMatrixLayout_t a0 = (cublasLtMatrixLayout_t)(uintptr_t)0x10010010u;
-    cublasLtMatrixLayoutAttribute_t a1 = (cublasLtMatrixLayoutAttribute_t)65;
-    void * a2 = (void *)(uintptr_t)0x10010030u;
-    size_t a3 = (size_t)0x123400001003LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x10010050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t result;
+    cublasLtMatrixLayout_t matLayout = (cublasLtMatrixLayout_t)(uintptr_t)0x10010010u;
+    cublasLtMatrixLayoutAttribute_t attr = (cublasLtMatrixLayoutAttribute_t)65;
+    void *buf = (void *)(uintptr_t)0x10010030u;
+    size_t sizeInBytes = (size_t)0x123400001003LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x10010050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_layout_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matrix_layout_get_attribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatrixLayoutGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_desc_init_internal(void **state)
+static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
 {
-    cublasLtMatmulDesc_t a0 = (cublasLtMatmulDesc_t)(uintptr_t)0x10011010u;
-    size_t a1 = (size_t)0x123400001101LL;
-    cublasComputeType_t a2 = (cublasComputeType_t)66;
-    cudaDataType_t a3 = (cudaDataType_t)67;
-    const cublasStatus_t expected = CUBLAS_STATUS_LICENSE_ERROR;
-    cublasStatus_t result;
+    cublasLtMatmulDesc_t matmulDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10011010u;
+    size_t size = (size_t)0x123400001101LL;
+    cublasComputeType_t computeType = (cublasComputeType_t)66;
+    cudaDataType_t scaleType = (cudaDataType_t)67;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+    cubind_mock_expect_arg(&size, sizeof size);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_desc_init_internal(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matmul_desc_init_internal(matmulDesc, size, computeType, scaleType);
     assert_true(cubind_mock_matches("cublasLtMatmulDescInit_internal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_desc_create(void **state)
+static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
 {
-    cublasLtMatmulDesc_t * a0 = (cublasLtMatmulDesc_t *)(uintptr_t)0x10012010u;
-    cublasComputeType_t a1 = (cublasComputeType_t)65;
-    cudaDataType_t a2 = (cudaDataType_t)66;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasStatus_t result;
+    cublasLtMatmulDesc_t *matmulDesc = (cublasLtMatmulDesc_t *)(uintptr_t)0x10012010u;
+    cublasComputeType_t computeType = (cublasComputeType_t)65;
+    cudaDataType_t scaleType = (cudaDataType_t)66;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_desc_create(a0, a1, a2);
+    cubind_result = cubind_cublasLt_matmul_desc_create(matmulDesc, computeType, scaleType);
     assert_true(cubind_mock_matches("cublasLtMatmulDescCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_desc_destroy(void **state)
+static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
 {
-    cublasLtMatmulDesc_t a0 = (cublasLtMatmulDesc_t)(uintptr_t)0x10013010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    cublasLtMatmulDesc_t matmulDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10013010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_desc_destroy(a0);
+    cubind_result = cubind_cublasLt_matmul_desc_destroy(matmulDesc);
     assert_true(cubind_mock_matches("cublasLtMatmulDescDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_desc_set_attribute(void **state)
+static void test_cubind_cublasLt_matmul_desc_set_attribute(void **cubind_state)
 {
-    cublasLtMatmulDesc_t a0 = (cublasLtMatmulDesc_t)(uintptr_t)0x10014010u;
-    cublasLtMatmulDescAttributes_t a1 = (cublasLtMatmulDescAttributes_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x10014030u;
-    size_t a3 = (size_t)0x123400001403LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t result;
+    cublasLtMatmulDesc_t matmulDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10014010u;
+    cublasLtMatmulDescAttributes_t attr = (cublasLtMatmulDescAttributes_t)65;
+    const void *buf = (const void *)(uintptr_t)0x10014030u;
+    size_t sizeInBytes = (size_t)0x123400001403LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_desc_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matmul_desc_set_attribute(matmulDesc, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtMatmulDescSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_desc_get_attribute(void **state)
+static void test_cubind_cublasLt_matmul_desc_get_attribute(void **cubind_state)
 {
-    cublasLtMatmulDesc_t a0 = (cublasLtMatmulDesc_t)(uintptr_t)0x10015010u;
-    cublasLtMatmulDescAttributes_t a1 = (cublasLtMatmulDescAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x10015030u;
-    size_t a3 = (size_t)0x123400001503LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x10015050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ARCH_MISMATCH;
-    cublasStatus_t result;
+    cublasLtMatmulDesc_t matmulDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10015010u;
+    cublasLtMatmulDescAttributes_t attr = (cublasLtMatmulDescAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x10015030u;
+    size_t sizeInBytes = (size_t)0x123400001503LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x10015050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_desc_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matmul_desc_get_attribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatmulDescGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **state)
+static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubind_state)
 {
-    cublasLtMatrixTransformDesc_t a0 = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10016010u;
-    size_t a1 = (size_t)0x123400001601LL;
-    cudaDataType a2 = (cudaDataType)66;
-    const cublasStatus_t expected = CUBLAS_STATUS_MAPPING_ERROR;
-    cublasStatus_t result;
+    cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10016010u;
+    size_t size = (size_t)0x123400001601LL;
+    cudaDataType scaleType = (cudaDataType)66;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_expect_arg(&size, sizeof size);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform_desc_init_internal(a0, a1, a2);
+    cubind_result = cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, size, scaleType);
     assert_true(cubind_mock_matches("cublasLtMatrixTransformDescInit_internal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform_desc_create(void **state)
+static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_state)
 {
-    cublasLtMatrixTransformDesc_t * a0 = (cublasLtMatrixTransformDesc_t *)(uintptr_t)0x10017010u;
-    cudaDataType a1 = (cudaDataType)65;
-    const cublasStatus_t expected = CUBLAS_STATUS_EXECUTION_FAILED;
-    cublasStatus_t result;
+    cublasLtMatrixTransformDesc_t *transformDesc = (cublasLtMatrixTransformDesc_t *)(uintptr_t)0x10017010u;
+    cudaDataType scaleType = (cudaDataType)65;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform_desc_create(a0, a1);
+    cubind_result = cubind_cublasLt_matrix_transform_desc_create(transformDesc, scaleType);
     assert_true(cubind_mock_matches("cublasLtMatrixTransformDescCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **state)
+static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_state)
 {
-    cublasLtMatrixTransformDesc_t a0 = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10018010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INTERNAL_ERROR;
-    cublasStatus_t result;
+    cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10018010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform_desc_destroy(a0);
+    cubind_result = cubind_cublasLt_matrix_transform_desc_destroy(transformDesc);
     assert_true(cubind_mock_matches("cublasLtMatrixTransformDescDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **state)
+static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **cubind_state)
 {
-    cublasLtMatrixTransformDesc_t a0 = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10019010u;
-    cublasLtMatrixTransformDescAttributes_t a1 = (cublasLtMatrixTransformDescAttributes_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x10019030u;
-    size_t a3 = (size_t)0x123400001903LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t result;
+    cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10019010u;
+    cublasLtMatrixTransformDescAttributes_t attr = (cublasLtMatrixTransformDescAttributes_t)65;
+    const void *buf = (const void *)(uintptr_t)0x10019030u;
+    size_t sizeInBytes = (size_t)0x123400001903LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform_desc_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matrix_transform_desc_set_attribute(transformDesc, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtMatrixTransformDescSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **state)
+static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubind_state)
 {
-    cublasLtMatrixTransformDesc_t a0 = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x1001a010u;
-    cublasLtMatrixTransformDescAttributes_t a1 = (cublasLtMatrixTransformDescAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x1001a030u;
-    size_t a3 = (size_t)0x123400001a03LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x1001a050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_LICENSE_ERROR;
-    cublasStatus_t result;
+    cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x1001a010u;
+    cublasLtMatrixTransformDescAttributes_t attr = (cublasLtMatrixTransformDescAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x1001a030u;
+    size_t sizeInBytes = (size_t)0x123400001a03LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x1001a050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matrix_transform_desc_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matrix_transform_desc_get_attribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatrixTransformDescGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_emulation_desc_init_internal(void **state)
+static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_state)
 {
-    cublasLtEmulationDesc_t a0 = (cublasLtEmulationDesc_t)(uintptr_t)0x1001b010u;
-    size_t a1 = (size_t)0x123400001b01LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasStatus_t result;
+    cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001b010u;
+    size_t size = (size_t)0x123400001b01LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+    cubind_mock_expect_arg(&size, sizeof size);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_emulation_desc_init_internal(a0, a1);
+    cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
     assert_true(cubind_mock_matches("cublasLtEmulationDescInit_internal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_emulation_desc_create(void **state)
+static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
 {
-    cublasLtEmulationDesc_t * a0 = (cublasLtEmulationDesc_t *)(uintptr_t)0x1001c010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    cublasLtEmulationDesc_t *emulationDesc = (cublasLtEmulationDesc_t *)(uintptr_t)0x1001c010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_emulation_desc_create(a0);
+    cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
     assert_true(cubind_mock_matches("cublasLtEmulationDescCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_emulation_desc_destroy(void **state)
+static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
 {
-    cublasLtEmulationDesc_t a0 = (cublasLtEmulationDesc_t)(uintptr_t)0x1001d010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t result;
+    cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001d010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_emulation_desc_destroy(a0);
+    cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
     assert_true(cubind_mock_matches("cublasLtEmulationDescDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_emulation_desc_set_attribute(void **state)
+static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_state)
 {
-    cublasLtEmulationDesc_t a0 = (cublasLtEmulationDesc_t)(uintptr_t)0x1001e010u;
-    cublasLtEmulationDescAttributes_t a1 = (cublasLtEmulationDescAttributes_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x1001e030u;
-    size_t a3 = (size_t)0x123400001e03LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_ARCH_MISMATCH;
-    cublasStatus_t result;
+    cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001e010u;
+    cublasLtEmulationDescAttributes_t attr = (cublasLtEmulationDescAttributes_t)65;
+    const void *buf = (const void *)(uintptr_t)0x1001e030u;
+    size_t sizeInBytes = (size_t)0x123400001e03LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_emulation_desc_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtEmulationDescSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_emulation_desc_get_attribute(void **state)
+static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_state)
 {
-    cublasLtEmulationDesc_t a0 = (cublasLtEmulationDesc_t)(uintptr_t)0x1001f010u;
-    cublasLtEmulationDescAttributes_t a1 = (cublasLtEmulationDescAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x1001f030u;
-    size_t a3 = (size_t)0x123400001f03LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x1001f050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_MAPPING_ERROR;
-    cublasStatus_t result;
+    cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001f010u;
+    cublasLtEmulationDescAttributes_t attr = (cublasLtEmulationDescAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x1001f030u;
+    size_t sizeInBytes = (size_t)0x123400001f03LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x1001f050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_emulation_desc_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtEmulationDescGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_preference_init_internal(void **state)
+static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_state)
 {
-    cublasLtMatmulPreference_t a0 = (cublasLtMatmulPreference_t)(uintptr_t)0x10020010u;
-    size_t a1 = (size_t)0x123400002001LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_EXECUTION_FAILED;
-    cublasStatus_t result;
+    cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10020010u;
+    size_t size = (size_t)0x123400002001LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&pref, sizeof pref);
+    cubind_mock_expect_arg(&size, sizeof size);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_preference_init_internal(a0, a1);
+    cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
     assert_true(cubind_mock_matches("cublasLtMatmulPreferenceInit_internal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_preference_create(void **state)
+static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
 {
-    cublasLtMatmulPreference_t * a0 = (cublasLtMatmulPreference_t *)(uintptr_t)0x10021010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INTERNAL_ERROR;
-    cublasStatus_t result;
+    cublasLtMatmulPreference_t *pref = (cublasLtMatmulPreference_t *)(uintptr_t)0x10021010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&pref, sizeof pref);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_preference_create(a0);
+    cubind_result = cubind_cublasLt_matmul_preference_create(pref);
     assert_true(cubind_mock_matches("cublasLtMatmulPreferenceCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_preference_destroy(void **state)
+static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
 {
-    cublasLtMatmulPreference_t a0 = (cublasLtMatmulPreference_t)(uintptr_t)0x10022010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t result;
+    cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10022010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&pref, sizeof pref);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_preference_destroy(a0);
+    cubind_result = cubind_cublasLt_matmul_preference_destroy(pref);
     assert_true(cubind_mock_matches("cublasLtMatmulPreferenceDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_preference_set_attribute(void **state)
+static void test_cubind_cublasLt_matmul_preference_set_attribute(void **cubind_state)
 {
-    cublasLtMatmulPreference_t a0 = (cublasLtMatmulPreference_t)(uintptr_t)0x10023010u;
-    cublasLtMatmulPreferenceAttributes_t a1 = (cublasLtMatmulPreferenceAttributes_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x10023030u;
-    size_t a3 = (size_t)0x123400002303LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_LICENSE_ERROR;
-    cublasStatus_t result;
+    cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10023010u;
+    cublasLtMatmulPreferenceAttributes_t attr = (cublasLtMatmulPreferenceAttributes_t)65;
+    const void *buf = (const void *)(uintptr_t)0x10023030u;
+    size_t sizeInBytes = (size_t)0x123400002303LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&pref, sizeof pref);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_preference_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matmul_preference_set_attribute(pref, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtMatmulPreferenceSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_preference_get_attribute(void **state)
+static void test_cubind_cublasLt_matmul_preference_get_attribute(void **cubind_state)
 {
-    cublasLtMatmulPreference_t a0 = (cublasLtMatmulPreference_t)(uintptr_t)0x10024010u;
-    cublasLtMatmulPreferenceAttributes_t a1 = (cublasLtMatmulPreferenceAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x10024030u;
-    size_t a3 = (size_t)0x123400002403LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x10024050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasStatus_t result;
+    cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10024010u;
+    cublasLtMatmulPreferenceAttributes_t attr = (cublasLtMatmulPreferenceAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x10024030u;
+    size_t sizeInBytes = (size_t)0x123400002403LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x10024050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&pref, sizeof pref);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_preference_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matmul_preference_get_attribute(pref, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatmulPreferenceGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **state)
+static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x10025010u;
-    cublasLtMatmulDesc_t a1 = (cublasLtMatmulDesc_t)(uintptr_t)0x10025020u;
-    cublasLtMatrixLayout_t a2 = (cublasLtMatrixLayout_t)(uintptr_t)0x10025030u;
-    cublasLtMatrixLayout_t a3 = (cublasLtMatrixLayout_t)(uintptr_t)0x10025040u;
-    cublasLtMatrixLayout_t a4 = (cublasLtMatrixLayout_t)(uintptr_t)0x10025050u;
-    cublasLtMatrixLayout_t a5 = (cublasLtMatrixLayout_t)(uintptr_t)0x10025060u;
-    cublasLtMatmulPreference_t a6 = (cublasLtMatmulPreference_t)(uintptr_t)0x10025070u;
-    int a7 = (int)0x120947;
-    cublasLtMatmulHeuristicResult_t * a8 = (cublasLtMatmulHeuristicResult_t *)(uintptr_t)0x10025090u;
-    int * a9 = (int *)(uintptr_t)0x100250a0u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10025010u;
+    cublasLtMatmulDesc_t operationDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10025020u;
+    cublasLtMatrixLayout_t Adesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10025030u;
+    cublasLtMatrixLayout_t Bdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10025040u;
+    cublasLtMatrixLayout_t Cdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10025050u;
+    cublasLtMatrixLayout_t Ddesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10025060u;
+    cublasLtMatmulPreference_t preference = (cublasLtMatmulPreference_t)(uintptr_t)0x10025070u;
+    int requestedAlgoCount = (int)0x120947;
+    cublasLtMatmulHeuristicResult_t *heuristicResultsArray = (cublasLtMatmulHeuristicResult_t *)(uintptr_t)0x10025090u;
+    int *returnAlgoCount = (int *)(uintptr_t)0x100250a0u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
+    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+    cubind_mock_expect_arg(&preference, sizeof preference);
+    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+    cubind_mock_expect_arg(&heuristicResultsArray, sizeof heuristicResultsArray);
+    cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_get_heuristic(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_result = cubind_cublasLt_matmul_algo_get_heuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetHeuristic"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_get_ids(void **state)
+static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x10026010u;
-    cublasComputeType_t a1 = (cublasComputeType_t)65;
-    cudaDataType_t a2 = (cudaDataType_t)66;
-    cudaDataType_t a3 = (cudaDataType_t)67;
-    cudaDataType_t a4 = (cudaDataType_t)68;
-    cudaDataType_t a5 = (cudaDataType_t)69;
-    cudaDataType_t a6 = (cudaDataType_t)70;
-    int a7 = (int)0x120987;
-    int * a8 = (int *)(uintptr_t)0x10026090u;
-    int * a9 = (int *)(uintptr_t)0x100260a0u;
-    const cublasStatus_t expected = CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10026010u;
+    cublasComputeType_t computeType = (cublasComputeType_t)65;
+    cudaDataType_t scaleType = (cudaDataType_t)66;
+    cudaDataType_t Atype = (cudaDataType_t)67;
+    cudaDataType_t Btype = (cudaDataType_t)68;
+    cudaDataType_t Ctype = (cudaDataType_t)69;
+    cudaDataType_t Dtype = (cudaDataType_t)70;
+    int requestedAlgoCount = (int)0x120987;
+    int *algoIdsArray = (int *)(uintptr_t)0x10026090u;
+    int *returnAlgoCount = (int *)(uintptr_t)0x100260a0u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_expect_arg(&Atype, sizeof Atype);
+    cubind_mock_expect_arg(&Btype, sizeof Btype);
+    cubind_mock_expect_arg(&Ctype, sizeof Ctype);
+    cubind_mock_expect_arg(&Dtype, sizeof Dtype);
+    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+    cubind_mock_expect_arg(&algoIdsArray, sizeof algoIdsArray);
+    cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_get_ids(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_result = cubind_cublasLt_matmul_algo_get_ids(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetIds"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_init(void **state)
+static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x10027010u;
-    cublasComputeType_t a1 = (cublasComputeType_t)65;
-    cudaDataType_t a2 = (cudaDataType_t)66;
-    cudaDataType_t a3 = (cudaDataType_t)67;
-    cudaDataType_t a4 = (cudaDataType_t)68;
-    cudaDataType_t a5 = (cudaDataType_t)69;
-    cudaDataType_t a6 = (cudaDataType_t)70;
-    int a7 = (int)0x1209c7;
-    cublasLtMatmulAlgo_t * a8 = (cublasLtMatmulAlgo_t *)(uintptr_t)0x10027090u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ARCH_MISMATCH;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10027010u;
+    cublasComputeType_t computeType = (cublasComputeType_t)65;
+    cudaDataType_t scaleType = (cudaDataType_t)66;
+    cudaDataType_t Atype = (cudaDataType_t)67;
+    cudaDataType_t Btype = (cudaDataType_t)68;
+    cudaDataType_t Ctype = (cudaDataType_t)69;
+    cudaDataType_t Dtype = (cudaDataType_t)70;
+    int algoId = (int)0x1209c7;
+    cublasLtMatmulAlgo_t *algo = (cublasLtMatmulAlgo_t *)(uintptr_t)0x10027090u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+    cubind_mock_expect_arg(&Atype, sizeof Atype);
+    cubind_mock_expect_arg(&Btype, sizeof Btype);
+    cubind_mock_expect_arg(&Ctype, sizeof Ctype);
+    cubind_mock_expect_arg(&Dtype, sizeof Dtype);
+    cubind_mock_expect_arg(&algoId, sizeof algoId);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_init(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    cubind_result = cubind_cublasLt_matmul_algo_init(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoInit"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_check(void **state)
+static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
 {
-    cublasLtHandle_t a0 = (cublasLtHandle_t)(uintptr_t)0x10028010u;
-    cublasLtMatmulDesc_t a1 = (cublasLtMatmulDesc_t)(uintptr_t)0x10028020u;
-    cublasLtMatrixLayout_t a2 = (cublasLtMatrixLayout_t)(uintptr_t)0x10028030u;
-    cublasLtMatrixLayout_t a3 = (cublasLtMatrixLayout_t)(uintptr_t)0x10028040u;
-    cublasLtMatrixLayout_t a4 = (cublasLtMatrixLayout_t)(uintptr_t)0x10028050u;
-    cublasLtMatrixLayout_t a5 = (cublasLtMatrixLayout_t)(uintptr_t)0x10028060u;
-    const cublasLtMatmulAlgo_t * a6 = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x10028070u;
-    cublasLtMatmulHeuristicResult_t * a7 = (cublasLtMatmulHeuristicResult_t *)(uintptr_t)0x10028080u;
-    const cublasStatus_t expected = CUBLAS_STATUS_MAPPING_ERROR;
-    cublasStatus_t result;
+    cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10028010u;
+    cublasLtMatmulDesc_t operationDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10028020u;
+    cublasLtMatrixLayout_t Adesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10028030u;
+    cublasLtMatrixLayout_t Bdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10028040u;
+    cublasLtMatrixLayout_t Cdesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10028050u;
+    cublasLtMatrixLayout_t Ddesc = (cublasLtMatrixLayout_t)(uintptr_t)0x10028060u;
+    const cublasLtMatmulAlgo_t *algo = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x10028070u;
+    cublasLtMatmulHeuristicResult_t *result = (cublasLtMatmulHeuristicResult_t *)(uintptr_t)0x10028080u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+    cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
+    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_expect_arg(&result, sizeof result);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_check(a0, a1, a2, a3, a4, a5, a6, a7);
+    cubind_result = cubind_cublasLt_matmul_algo_check(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoCheck"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **state)
+static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_state)
 {
-    const cublasLtMatmulAlgo_t * a0 = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x10029010u;
-    cublasLtMatmulAlgoCapAttributes_t a1 = (cublasLtMatmulAlgoCapAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x10029030u;
-    size_t a3 = (size_t)0x123400002903LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x10029050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_EXECUTION_FAILED;
-    cublasStatus_t result;
+    const cublasLtMatmulAlgo_t *algo = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x10029010u;
+    cublasLtMatmulAlgoCapAttributes_t attr = (cublasLtMatmulAlgoCapAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x10029030u;
+    size_t sizeInBytes = (size_t)0x123400002903LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x10029050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_cap_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matmul_algo_cap_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoCapGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **state)
+static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_state)
 {
-    cublasLtMatmulAlgo_t * a0 = (cublasLtMatmulAlgo_t *)(uintptr_t)0x1002a010u;
-    cublasLtMatmulAlgoConfigAttributes_t a1 = (cublasLtMatmulAlgoConfigAttributes_t)65;
-    const void * a2 = (const void *)(uintptr_t)0x1002a030u;
-    size_t a3 = (size_t)0x123400002a03LL;
-    const cublasStatus_t expected = CUBLAS_STATUS_INTERNAL_ERROR;
-    cublasStatus_t result;
+    cublasLtMatmulAlgo_t *algo = (cublasLtMatmulAlgo_t *)(uintptr_t)0x1002a010u;
+    cublasLtMatmulAlgoConfigAttributes_t attr = (cublasLtMatmulAlgoConfigAttributes_t)65;
+    const void *buf = (const void *)(uintptr_t)0x1002a030u;
+    size_t sizeInBytes = (size_t)0x123400002a03LL;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_config_set_attribute(a0, a1, a2, a3);
+    cubind_result = cubind_cublasLt_matmul_algo_config_set_attribute(algo, attr, buf, sizeInBytes);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigSetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **state)
+static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **cubind_state)
 {
-    const cublasLtMatmulAlgo_t * a0 = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x1002b010u;
-    cublasLtMatmulAlgoConfigAttributes_t a1 = (cublasLtMatmulAlgoConfigAttributes_t)65;
-    void * a2 = (void *)(uintptr_t)0x1002b030u;
-    size_t a3 = (size_t)0x123400002b03LL;
-    size_t * a4 = (size_t *)(uintptr_t)0x1002b050u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t result;
+    const cublasLtMatmulAlgo_t *algo = (const cublasLtMatmulAlgo_t *)(uintptr_t)0x1002b010u;
+    cublasLtMatmulAlgoConfigAttributes_t attr = (cublasLtMatmulAlgoConfigAttributes_t)65;
+    void *buf = (void *)(uintptr_t)0x1002b030u;
+    size_t sizeInBytes = (size_t)0x123400002b03LL;
+    size_t *sizeWritten = (size_t *)(uintptr_t)0x1002b050u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&algo, sizeof algo);
+    cubind_mock_expect_arg(&attr, sizeof attr);
+    cubind_mock_expect_arg(&buf, sizeof buf);
+    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_matmul_algo_config_get_attribute(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cublasLt_matmul_algo_config_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
     assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigGetAttribute"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_set_callback(void **state)
+static void test_cubind_cublasLt_logger_set_callback(void **cubind_state)
 {
-    cublasLtLoggerCallback_t a0 = (cublasLtLoggerCallback_t)(uintptr_t)0x1002c010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_LICENSE_ERROR;
-    cublasStatus_t result;
+    cublasLtLoggerCallback_t callback = (cublasLtLoggerCallback_t)(uintptr_t)0x1002c010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&callback, sizeof callback);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_set_callback(a0);
+    cubind_result = cubind_cublasLt_logger_set_callback(callback);
     assert_true(cubind_mock_matches("cublasLtLoggerSetCallback"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetCallback", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetCallback", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_set_file(void **state)
+static void test_cubind_cublasLt_logger_set_file(void **cubind_state)
 {
-    FILE * a0 = (FILE *)(uintptr_t)0x1002d010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasStatus_t result;
+    FILE *file = (FILE *)(uintptr_t)0x1002d010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&file, sizeof file);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_set_file(a0);
+    cubind_result = cubind_cublasLt_logger_set_file(file);
     assert_true(cubind_mock_matches("cublasLtLoggerSetFile"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_open_file(void **state)
+static void test_cubind_cublasLt_logger_open_file(void **cubind_state)
 {
-    const char * a0 = (const char *)(uintptr_t)0x1002e010u;
-    const cublasStatus_t expected = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasStatus_t result;
+    const char *logFile = (const char *)(uintptr_t)0x1002e010u;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&logFile, sizeof logFile);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_open_file(a0);
+    cubind_result = cubind_cublasLt_logger_open_file(logFile);
     assert_true(cubind_mock_matches("cublasLtLoggerOpenFile"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerOpenFile", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerOpenFile", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_set_level(void **state)
+static void test_cubind_cublasLt_logger_set_level(void **cubind_state)
 {
-    int a0 = (int)0x120bc0;
-    const cublasStatus_t expected = CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t result;
+    int level = (int)0x120bc0;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&level, sizeof level);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_set_level(a0);
+    cubind_result = cubind_cublasLt_logger_set_level(level);
     assert_true(cubind_mock_matches("cublasLtLoggerSetLevel"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetLevel", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetLevel", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_set_mask(void **state)
+static void test_cubind_cublasLt_logger_set_mask(void **cubind_state)
 {
-    int a0 = (int)0x120c00;
-    const cublasStatus_t expected = CUBLAS_STATUS_ARCH_MISMATCH;
-    cublasStatus_t result;
+    int mask = (int)0x120c00;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&mask, sizeof mask);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_set_mask(a0);
+    cubind_result = cubind_cublasLt_logger_set_mask(mask);
     assert_true(cubind_mock_matches("cublasLtLoggerSetMask"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetMask", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetMask", (int)cubind_expected);
 }
 
-static void test_cubind_cublasLt_logger_force_disable(void **state)
+static void test_cubind_cublasLt_logger_force_disable(void **cubind_state)
 {
-    const cublasStatus_t expected = CUBLAS_STATUS_MAPPING_ERROR;
-    cublasStatus_t result;
+    const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
+    cublasStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_set_status((int)expected);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cublasLt_logger_force_disable();
+    cubind_result = cubind_cublasLt_logger_force_disable();
     assert_true(cubind_mock_matches("cublasLtLoggerForceDisable"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerForceDisable", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerForceDisable", (int)cubind_expected);
 }
 
 const struct CMUnitTest cubind_passthrough_cublasLt[] = {

@@ -17,1362 +17,1362 @@
 #include "recorder.h"
 
 
-static void test_cubind_cufft_plan1d(void **state)
+static void test_cubind_cufft_plan1d(void **cubind_state)
 {
-    cufftHandle * a0 = (cufftHandle *)(uintptr_t)0x10000010u;
-    int a1 = (int)0x120001;
-    cufftType a2 = (cufftType)66;
-    int a3 = (int)0x120003;
-    const cufftResult expected = CUFFT_INVALID_PLAN;
-    cufftResult result;
+    cufftHandle *plan = (cufftHandle *)(uintptr_t)0x10000010u;
+    int nx = (int)0x120001;
+    cufftType type = (cufftType)66;
+    int batch = (int)0x120003;
+    const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_plan1d(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_plan1d(plan, nx, type, batch);
     assert_true(cubind_mock_matches("cufftPlan1d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_plan2d(void **state)
+static void test_cubind_cufft_plan2d(void **cubind_state)
 {
-    cufftHandle * a0 = (cufftHandle *)(uintptr_t)0x10001010u;
-    int a1 = (int)0x120041;
-    int a2 = (int)0x120042;
-    cufftType a3 = (cufftType)67;
-    const cufftResult expected = CUFFT_ALLOC_FAILED;
-    cufftResult result;
+    cufftHandle *plan = (cufftHandle *)(uintptr_t)0x10001010u;
+    int nx = (int)0x120041;
+    int ny = (int)0x120042;
+    cufftType type = (cufftType)67;
+    const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_plan2d(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_plan2d(plan, nx, ny, type);
     assert_true(cubind_mock_matches("cufftPlan2d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_plan3d(void **state)
+static void test_cubind_cufft_plan3d(void **cubind_state)
 {
-    cufftHandle * a0 = (cufftHandle *)(uintptr_t)0x10002010u;
-    int a1 = (int)0x120081;
-    int a2 = (int)0x120082;
-    int a3 = (int)0x120083;
-    cufftType a4 = (cufftType)68;
-    const cufftResult expected = CUFFT_INVALID_TYPE;
-    cufftResult result;
+    cufftHandle *plan = (cufftHandle *)(uintptr_t)0x10002010u;
+    int nx = (int)0x120081;
+    int ny = (int)0x120082;
+    int nz = (int)0x120083;
+    cufftType type = (cufftType)68;
+    const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&nz, sizeof nz);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_plan3d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_plan3d(plan, nx, ny, nz, type);
     assert_true(cubind_mock_matches("cufftPlan3d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_plan_many(void **state)
+static void test_cubind_cufft_plan_many(void **cubind_state)
 {
-    cufftHandle * a0 = (cufftHandle *)(uintptr_t)0x10003010u;
-    int a1 = (int)0x1200c1;
-    int * a2 = (int *)(uintptr_t)0x10003030u;
-    int * a3 = (int *)(uintptr_t)0x10003040u;
-    int a4 = (int)0x1200c4;
-    int a5 = (int)0x1200c5;
-    int * a6 = (int *)(uintptr_t)0x10003070u;
-    int a7 = (int)0x1200c7;
-    int a8 = (int)0x1200c8;
-    cufftType a9 = (cufftType)73;
-    int a10 = (int)0x1200ca;
-    const cufftResult expected = CUFFT_INVALID_VALUE;
-    cufftResult result;
+    cufftHandle *plan = (cufftHandle *)(uintptr_t)0x10003010u;
+    int rank = (int)0x1200c1;
+    int *n = (int *)(uintptr_t)0x10003030u;
+    int *inembed = (int *)(uintptr_t)0x10003040u;
+    int istride = (int)0x1200c4;
+    int idist = (int)0x1200c5;
+    int *onembed = (int *)(uintptr_t)0x10003070u;
+    int ostride = (int)0x1200c7;
+    int odist = (int)0x1200c8;
+    cufftType type = (cufftType)73;
+    int batch = (int)0x1200ca;
+    const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_plan_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_result = cubind_cufft_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     assert_true(cubind_mock_matches("cufftPlanMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_make_plan1d(void **state)
+static void test_cubind_cufft_make_plan1d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120100;
-    int a1 = (int)0x120101;
-    cufftType a2 = (cufftType)66;
-    int a3 = (int)0x120103;
-    size_t * a4 = (size_t *)(uintptr_t)0x10004050u;
-    const cufftResult expected = CUFFT_INTERNAL_ERROR;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120100;
+    int nx = (int)0x120101;
+    cufftType type = (cufftType)66;
+    int batch = (int)0x120103;
+    size_t *workSize = (size_t *)(uintptr_t)0x10004050u;
+    const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_make_plan1d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_make_plan1d(plan, nx, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftMakePlan1d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_make_plan2d(void **state)
+static void test_cubind_cufft_make_plan2d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120140;
-    int a1 = (int)0x120141;
-    int a2 = (int)0x120142;
-    cufftType a3 = (cufftType)67;
-    size_t * a4 = (size_t *)(uintptr_t)0x10005050u;
-    const cufftResult expected = CUFFT_EXEC_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120140;
+    int nx = (int)0x120141;
+    int ny = (int)0x120142;
+    cufftType type = (cufftType)67;
+    size_t *workSize = (size_t *)(uintptr_t)0x10005050u;
+    const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_make_plan2d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_make_plan2d(plan, nx, ny, type, workSize);
     assert_true(cubind_mock_matches("cufftMakePlan2d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_make_plan3d(void **state)
+static void test_cubind_cufft_make_plan3d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120180;
-    int a1 = (int)0x120181;
-    int a2 = (int)0x120182;
-    int a3 = (int)0x120183;
-    cufftType a4 = (cufftType)68;
-    size_t * a5 = (size_t *)(uintptr_t)0x10006060u;
-    const cufftResult expected = CUFFT_SETUP_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120180;
+    int nx = (int)0x120181;
+    int ny = (int)0x120182;
+    int nz = (int)0x120183;
+    cufftType type = (cufftType)68;
+    size_t *workSize = (size_t *)(uintptr_t)0x10006060u;
+    const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&nz, sizeof nz);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_make_plan3d(a0, a1, a2, a3, a4, a5);
+    cubind_result = cubind_cufft_make_plan3d(plan, nx, ny, nz, type, workSize);
     assert_true(cubind_mock_matches("cufftMakePlan3d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_make_plan_many(void **state)
+static void test_cubind_cufft_make_plan_many(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1201c0;
-    int a1 = (int)0x1201c1;
-    int * a2 = (int *)(uintptr_t)0x10007030u;
-    int * a3 = (int *)(uintptr_t)0x10007040u;
-    int a4 = (int)0x1201c4;
-    int a5 = (int)0x1201c5;
-    int * a6 = (int *)(uintptr_t)0x10007070u;
-    int a7 = (int)0x1201c7;
-    int a8 = (int)0x1201c8;
-    cufftType a9 = (cufftType)73;
-    int a10 = (int)0x1201ca;
-    size_t * a11 = (size_t *)(uintptr_t)0x100070c0u;
-    const cufftResult expected = CUFFT_INVALID_SIZE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x1201c0;
+    int rank = (int)0x1201c1;
+    int *n = (int *)(uintptr_t)0x10007030u;
+    int *inembed = (int *)(uintptr_t)0x10007040u;
+    int istride = (int)0x1201c4;
+    int idist = (int)0x1201c5;
+    int *onembed = (int *)(uintptr_t)0x10007070u;
+    int ostride = (int)0x1201c7;
+    int odist = (int)0x1201c8;
+    cufftType type = (cufftType)73;
+    int batch = (int)0x1201ca;
+    size_t *workSize = (size_t *)(uintptr_t)0x100070c0u;
+    const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_make_plan_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cufft_make_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftMakePlanMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_make_plan_many64(void **state)
+static void test_cubind_cufft_make_plan_many64(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120200;
-    int a1 = (int)0x120201;
-    long long * a2 = (long long *)(uintptr_t)0x10008030u;
-    long long * a3 = (long long *)(uintptr_t)0x10008040u;
-    long long a4 = (long long)0x123400000804LL;
-    long long a5 = (long long)0x123400000805LL;
-    long long * a6 = (long long *)(uintptr_t)0x10008070u;
-    long long a7 = (long long)0x123400000807LL;
-    long long a8 = (long long)0x123400000808LL;
-    cufftType a9 = (cufftType)73;
-    long long a10 = (long long)0x12340000080aLL;
-    size_t * a11 = (size_t *)(uintptr_t)0x100080c0u;
-    const cufftResult expected = CUFFT_UNALIGNED_DATA;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120200;
+    int rank = (int)0x120201;
+    long long *n = (long long *)(uintptr_t)0x10008030u;
+    long long *inembed = (long long *)(uintptr_t)0x10008040u;
+    long long istride = (long long)0x123400000804LL;
+    long long idist = (long long)0x123400000805LL;
+    long long *onembed = (long long *)(uintptr_t)0x10008070u;
+    long long ostride = (long long)0x123400000807LL;
+    long long odist = (long long)0x123400000808LL;
+    cufftType type = (cufftType)73;
+    long long batch = (long long)0x12340000080aLL;
+    size_t *workSize = (size_t *)(uintptr_t)0x100080c0u;
+    const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_make_plan_many64(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cufft_make_plan_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftMakePlanMany64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size_many64(void **state)
+static void test_cubind_cufft_get_size_many64(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120240;
-    int a1 = (int)0x120241;
-    long long * a2 = (long long *)(uintptr_t)0x10009030u;
-    long long * a3 = (long long *)(uintptr_t)0x10009040u;
-    long long a4 = (long long)0x123400000904LL;
-    long long a5 = (long long)0x123400000905LL;
-    long long * a6 = (long long *)(uintptr_t)0x10009070u;
-    long long a7 = (long long)0x123400000907LL;
-    long long a8 = (long long)0x123400000908LL;
-    cufftType a9 = (cufftType)73;
-    long long a10 = (long long)0x12340000090aLL;
-    size_t * a11 = (size_t *)(uintptr_t)0x100090c0u;
-    const cufftResult expected = CUFFT_INVALID_DEVICE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120240;
+    int rank = (int)0x120241;
+    long long *n = (long long *)(uintptr_t)0x10009030u;
+    long long *inembed = (long long *)(uintptr_t)0x10009040u;
+    long long istride = (long long)0x123400000904LL;
+    long long idist = (long long)0x123400000905LL;
+    long long *onembed = (long long *)(uintptr_t)0x10009070u;
+    long long ostride = (long long)0x123400000907LL;
+    long long odist = (long long)0x123400000908LL;
+    cufftType type = (cufftType)73;
+    long long batch = (long long)0x12340000090aLL;
+    size_t *workSize = (size_t *)(uintptr_t)0x100090c0u;
+    const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size_many64(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cufft_get_size_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftGetSizeMany64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_estimate1d(void **state)
+static void test_cubind_cufft_estimate1d(void **cubind_state)
 {
-    int a0 = (int)0x120280;
-    cufftType a1 = (cufftType)65;
-    int a2 = (int)0x120282;
-    size_t * a3 = (size_t *)(uintptr_t)0x1000a040u;
-    const cufftResult expected = CUFFT_NO_WORKSPACE;
-    cufftResult result;
+    int nx = (int)0x120280;
+    cufftType type = (cufftType)65;
+    int batch = (int)0x120282;
+    size_t *workSize = (size_t *)(uintptr_t)0x1000a040u;
+    const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_estimate1d(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_estimate1d(nx, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftEstimate1d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_estimate2d(void **state)
+static void test_cubind_cufft_estimate2d(void **cubind_state)
 {
-    int a0 = (int)0x1202c0;
-    int a1 = (int)0x1202c1;
-    cufftType a2 = (cufftType)66;
-    size_t * a3 = (size_t *)(uintptr_t)0x1000b040u;
-    const cufftResult expected = CUFFT_NOT_IMPLEMENTED;
-    cufftResult result;
+    int nx = (int)0x1202c0;
+    int ny = (int)0x1202c1;
+    cufftType type = (cufftType)66;
+    size_t *workSize = (size_t *)(uintptr_t)0x1000b040u;
+    const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_estimate2d(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_estimate2d(nx, ny, type, workSize);
     assert_true(cubind_mock_matches("cufftEstimate2d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_estimate3d(void **state)
+static void test_cubind_cufft_estimate3d(void **cubind_state)
 {
-    int a0 = (int)0x120300;
-    int a1 = (int)0x120301;
-    int a2 = (int)0x120302;
-    cufftType a3 = (cufftType)67;
-    size_t * a4 = (size_t *)(uintptr_t)0x1000c050u;
-    const cufftResult expected = CUFFT_NOT_SUPPORTED;
-    cufftResult result;
+    int nx = (int)0x120300;
+    int ny = (int)0x120301;
+    int nz = (int)0x120302;
+    cufftType type = (cufftType)67;
+    size_t *workSize = (size_t *)(uintptr_t)0x1000c050u;
+    const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&nz, sizeof nz);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_estimate3d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_estimate3d(nx, ny, nz, type, workSize);
     assert_true(cubind_mock_matches("cufftEstimate3d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_estimate_many(void **state)
+static void test_cubind_cufft_estimate_many(void **cubind_state)
 {
-    int a0 = (int)0x120340;
-    int * a1 = (int *)(uintptr_t)0x1000d020u;
-    int * a2 = (int *)(uintptr_t)0x1000d030u;
-    int a3 = (int)0x120343;
-    int a4 = (int)0x120344;
-    int * a5 = (int *)(uintptr_t)0x1000d060u;
-    int a6 = (int)0x120346;
-    int a7 = (int)0x120347;
-    cufftType a8 = (cufftType)72;
-    int a9 = (int)0x120349;
-    size_t * a10 = (size_t *)(uintptr_t)0x1000d0b0u;
-    const cufftResult expected = CUFFT_MISSING_DEPENDENCY;
-    cufftResult result;
+    int rank = (int)0x120340;
+    int *n = (int *)(uintptr_t)0x1000d020u;
+    int *inembed = (int *)(uintptr_t)0x1000d030u;
+    int istride = (int)0x120343;
+    int idist = (int)0x120344;
+    int *onembed = (int *)(uintptr_t)0x1000d060u;
+    int ostride = (int)0x120346;
+    int odist = (int)0x120347;
+    cufftType type = (cufftType)72;
+    int batch = (int)0x120349;
+    size_t *workSize = (size_t *)(uintptr_t)0x1000d0b0u;
+    const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_estimate_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_result = cubind_cufft_estimate_many(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftEstimateMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_create(void **state)
+static void test_cubind_cufft_create(void **cubind_state)
 {
-    cufftHandle * a0 = (cufftHandle *)(uintptr_t)0x1000e010u;
-    const cufftResult expected = CUFFT_NVRTC_FAILURE;
-    cufftResult result;
+    cufftHandle *handle = (cufftHandle *)(uintptr_t)0x1000e010u;
+    const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_create(a0);
+    cubind_result = cubind_cufft_create(handle);
     assert_true(cubind_mock_matches("cufftCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size1d(void **state)
+static void test_cubind_cufft_get_size1d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1203c0;
-    int a1 = (int)0x1203c1;
-    cufftType a2 = (cufftType)66;
-    int a3 = (int)0x1203c3;
-    size_t * a4 = (size_t *)(uintptr_t)0x1000f050u;
-    const cufftResult expected = CUFFT_NVJITLINK_FAILURE;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x1203c0;
+    int nx = (int)0x1203c1;
+    cufftType type = (cufftType)66;
+    int batch = (int)0x1203c3;
+    size_t *workSize = (size_t *)(uintptr_t)0x1000f050u;
+    const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size1d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_get_size1d(handle, nx, type, batch, workSize);
     assert_true(cubind_mock_matches("cufftGetSize1d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size2d(void **state)
+static void test_cubind_cufft_get_size2d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120400;
-    int a1 = (int)0x120401;
-    int a2 = (int)0x120402;
-    cufftType a3 = (cufftType)67;
-    size_t * a4 = (size_t *)(uintptr_t)0x10010050u;
-    const cufftResult expected = CUFFT_NVSHMEM_FAILURE;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x120400;
+    int nx = (int)0x120401;
+    int ny = (int)0x120402;
+    cufftType type = (cufftType)67;
+    size_t *workSize = (size_t *)(uintptr_t)0x10010050u;
+    const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size2d(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cufft_get_size2d(handle, nx, ny, type, workSize);
     assert_true(cubind_mock_matches("cufftGetSize2d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size3d(void **state)
+static void test_cubind_cufft_get_size3d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120440;
-    int a1 = (int)0x120441;
-    int a2 = (int)0x120442;
-    int a3 = (int)0x120443;
-    cufftType a4 = (cufftType)68;
-    size_t * a5 = (size_t *)(uintptr_t)0x10011060u;
-    const cufftResult expected = CUFFT_INVALID_PLAN;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x120440;
+    int nx = (int)0x120441;
+    int ny = (int)0x120442;
+    int nz = (int)0x120443;
+    cufftType type = (cufftType)68;
+    size_t *workSize = (size_t *)(uintptr_t)0x10011060u;
+    const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&nx, sizeof nx);
+    cubind_mock_expect_arg(&ny, sizeof ny);
+    cubind_mock_expect_arg(&nz, sizeof nz);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size3d(a0, a1, a2, a3, a4, a5);
+    cubind_result = cubind_cufft_get_size3d(handle, nx, ny, nz, type, workSize);
     assert_true(cubind_mock_matches("cufftGetSize3d"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size_many(void **state)
+static void test_cubind_cufft_get_size_many(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120480;
-    int a1 = (int)0x120481;
-    int * a2 = (int *)(uintptr_t)0x10012030u;
-    int * a3 = (int *)(uintptr_t)0x10012040u;
-    int a4 = (int)0x120484;
-    int a5 = (int)0x120485;
-    int * a6 = (int *)(uintptr_t)0x10012070u;
-    int a7 = (int)0x120487;
-    int a8 = (int)0x120488;
-    cufftType a9 = (cufftType)73;
-    int a10 = (int)0x12048a;
-    size_t * a11 = (size_t *)(uintptr_t)0x100120c0u;
-    const cufftResult expected = CUFFT_ALLOC_FAILED;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x120480;
+    int rank = (int)0x120481;
+    int *n = (int *)(uintptr_t)0x10012030u;
+    int *inembed = (int *)(uintptr_t)0x10012040u;
+    int istride = (int)0x120484;
+    int idist = (int)0x120485;
+    int *onembed = (int *)(uintptr_t)0x10012070u;
+    int ostride = (int)0x120487;
+    int odist = (int)0x120488;
+    cufftType type = (cufftType)73;
+    int batch = (int)0x12048a;
+    size_t *workArea = (size_t *)(uintptr_t)0x100120c0u;
+    const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workArea, sizeof workArea);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cufft_get_size_many(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     assert_true(cubind_mock_matches("cufftGetSizeMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_size(void **state)
+static void test_cubind_cufft_get_size(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1204c0;
-    size_t * a1 = (size_t *)(uintptr_t)0x10013020u;
-    const cufftResult expected = CUFFT_INVALID_TYPE;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x1204c0;
+    size_t *workSize = (size_t *)(uintptr_t)0x10013020u;
+    const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_size(a0, a1);
+    cubind_result = cubind_cufft_get_size(handle, workSize);
     assert_true(cubind_mock_matches("cufftGetSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_set_work_area(void **state)
+static void test_cubind_cufft_set_work_area(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120500;
-    void * a1 = (void *)(uintptr_t)0x10014020u;
-    const cufftResult expected = CUFFT_INVALID_VALUE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120500;
+    void *workArea = (void *)(uintptr_t)0x10014020u;
+    const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&workArea, sizeof workArea);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_set_work_area(a0, a1);
+    cubind_result = cubind_cufft_set_work_area(plan, workArea);
     assert_true(cubind_mock_matches("cufftSetWorkArea"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetWorkArea", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetWorkArea", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_set_auto_allocation(void **state)
+static void test_cubind_cufft_set_auto_allocation(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120540;
-    int a1 = (int)0x120541;
-    const cufftResult expected = CUFFT_INTERNAL_ERROR;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120540;
+    int autoAllocate = (int)0x120541;
+    const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&autoAllocate, sizeof autoAllocate);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_set_auto_allocation(a0, a1);
+    cubind_result = cubind_cufft_set_auto_allocation(plan, autoAllocate);
     assert_true(cubind_mock_matches("cufftSetAutoAllocation"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetAutoAllocation", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetAutoAllocation", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_c2c(void **state)
+static void test_cubind_cufft_exec_c2c(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120580;
-    cufftComplex * a1 = (cufftComplex *)(uintptr_t)0x10016020u;
-    cufftComplex * a2 = (cufftComplex *)(uintptr_t)0x10016030u;
-    int a3 = (int)0x120583;
-    const cufftResult expected = CUFFT_EXEC_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120580;
+    cufftComplex *idata = (cufftComplex *)(uintptr_t)0x10016020u;
+    cufftComplex *odata = (cufftComplex *)(uintptr_t)0x10016030u;
+    int direction = (int)0x120583;
+    const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_c2c(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_exec_c2c(plan, idata, odata, direction);
     assert_true(cubind_mock_matches("cufftExecC2C"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_r2c(void **state)
+static void test_cubind_cufft_exec_r2c(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1205c0;
-    cufftReal * a1 = (cufftReal *)(uintptr_t)0x10017020u;
-    cufftComplex * a2 = (cufftComplex *)(uintptr_t)0x10017030u;
-    const cufftResult expected = CUFFT_SETUP_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x1205c0;
+    cufftReal *idata = (cufftReal *)(uintptr_t)0x10017020u;
+    cufftComplex *odata = (cufftComplex *)(uintptr_t)0x10017030u;
+    const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_r2c(a0, a1, a2);
+    cubind_result = cubind_cufft_exec_r2c(plan, idata, odata);
     assert_true(cubind_mock_matches("cufftExecR2C"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_c2r(void **state)
+static void test_cubind_cufft_exec_c2r(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120600;
-    cufftComplex * a1 = (cufftComplex *)(uintptr_t)0x10018020u;
-    cufftReal * a2 = (cufftReal *)(uintptr_t)0x10018030u;
-    const cufftResult expected = CUFFT_INVALID_SIZE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120600;
+    cufftComplex *idata = (cufftComplex *)(uintptr_t)0x10018020u;
+    cufftReal *odata = (cufftReal *)(uintptr_t)0x10018030u;
+    const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_c2r(a0, a1, a2);
+    cubind_result = cubind_cufft_exec_c2r(plan, idata, odata);
     assert_true(cubind_mock_matches("cufftExecC2R"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_z2z(void **state)
+static void test_cubind_cufft_exec_z2z(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120640;
-    cufftDoubleComplex * a1 = (cufftDoubleComplex *)(uintptr_t)0x10019020u;
-    cufftDoubleComplex * a2 = (cufftDoubleComplex *)(uintptr_t)0x10019030u;
-    int a3 = (int)0x120643;
-    const cufftResult expected = CUFFT_UNALIGNED_DATA;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120640;
+    cufftDoubleComplex *idata = (cufftDoubleComplex *)(uintptr_t)0x10019020u;
+    cufftDoubleComplex *odata = (cufftDoubleComplex *)(uintptr_t)0x10019030u;
+    int direction = (int)0x120643;
+    const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_z2z(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_exec_z2z(plan, idata, odata, direction);
     assert_true(cubind_mock_matches("cufftExecZ2Z"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_d2z(void **state)
+static void test_cubind_cufft_exec_d2z(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120680;
-    cufftDoubleReal * a1 = (cufftDoubleReal *)(uintptr_t)0x1001a020u;
-    cufftDoubleComplex * a2 = (cufftDoubleComplex *)(uintptr_t)0x1001a030u;
-    const cufftResult expected = CUFFT_INVALID_DEVICE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120680;
+    cufftDoubleReal *idata = (cufftDoubleReal *)(uintptr_t)0x1001a020u;
+    cufftDoubleComplex *odata = (cufftDoubleComplex *)(uintptr_t)0x1001a030u;
+    const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_d2z(a0, a1, a2);
+    cubind_result = cubind_cufft_exec_d2z(plan, idata, odata);
     assert_true(cubind_mock_matches("cufftExecD2Z"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_exec_z2d(void **state)
+static void test_cubind_cufft_exec_z2d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1206c0;
-    cufftDoubleComplex * a1 = (cufftDoubleComplex *)(uintptr_t)0x1001b020u;
-    cufftDoubleReal * a2 = (cufftDoubleReal *)(uintptr_t)0x1001b030u;
-    const cufftResult expected = CUFFT_NO_WORKSPACE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x1206c0;
+    cufftDoubleComplex *idata = (cufftDoubleComplex *)(uintptr_t)0x1001b020u;
+    cufftDoubleReal *odata = (cufftDoubleReal *)(uintptr_t)0x1001b030u;
+    const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&idata, sizeof idata);
+    cubind_mock_expect_arg(&odata, sizeof odata);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_exec_z2d(a0, a1, a2);
+    cubind_result = cubind_cufft_exec_z2d(plan, idata, odata);
     assert_true(cubind_mock_matches("cufftExecZ2D"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_set_stream(void **state)
+static void test_cubind_cufft_set_stream(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120700;
-    cudaStream_t a1 = (cudaStream_t)(uintptr_t)0x1001c020u;
-    const cufftResult expected = CUFFT_NOT_IMPLEMENTED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120700;
+    cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001c020u;
+    const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&stream, sizeof stream);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_set_stream(a0, a1);
+    cubind_result = cubind_cufft_set_stream(plan, stream);
     assert_true(cubind_mock_matches("cufftSetStream"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetStream", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetStream", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_destroy(void **state)
+static void test_cubind_cufft_destroy(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120740;
-    const cufftResult expected = CUFFT_NOT_SUPPORTED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120740;
+    const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_destroy(a0);
+    cubind_result = cubind_cufft_destroy(plan);
     assert_true(cubind_mock_matches("cufftDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_version(void **state)
+static void test_cubind_cufft_get_version(void **cubind_state)
 {
-    int * a0 = (int *)(uintptr_t)0x1001e010u;
-    const cufftResult expected = CUFFT_MISSING_DEPENDENCY;
-    cufftResult result;
+    int *version = (int *)(uintptr_t)0x1001e010u;
+    const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&version, sizeof version);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_version(a0);
+    cubind_result = cubind_cufft_get_version(version);
     assert_true(cubind_mock_matches("cufftGetVersion"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_property(void **state)
+static void test_cubind_cufft_get_property(void **cubind_state)
 {
-    libraryPropertyType a0 = (libraryPropertyType)64;
-    int * a1 = (int *)(uintptr_t)0x1001f020u;
-    const cufftResult expected = CUFFT_NVRTC_FAILURE;
-    cufftResult result;
+    libraryPropertyType type = (libraryPropertyType)64;
+    int *value = (int *)(uintptr_t)0x1001f020u;
+    const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&value, sizeof value);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_property(a0, a1);
+    cubind_result = cubind_cufft_get_property(type, value);
     assert_true(cubind_mock_matches("cufftGetProperty"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetProperty", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetProperty", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_set_plan_property_int64(void **state)
+static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120800;
-    cufftProperty a1 = (cufftProperty)65;
-    const long long a2 = (const long long)0x123400002002LL;
-    const cufftResult expected = CUFFT_NVJITLINK_FAILURE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120800;
+    cufftProperty property = (cufftProperty)65;
+    const long long inputValueInt = (const long long)0x123400002002LL;
+    const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&property, sizeof property);
+    cubind_mock_expect_arg(&inputValueInt, sizeof inputValueInt);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_set_plan_property_int64(a0, a1, a2);
+    cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
     assert_true(cubind_mock_matches("cufftSetPlanPropertyInt64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_get_plan_property_int64(void **state)
+static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120840;
-    cufftProperty a1 = (cufftProperty)65;
-    long long * a2 = (long long *)(uintptr_t)0x10021030u;
-    const cufftResult expected = CUFFT_NVSHMEM_FAILURE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120840;
+    cufftProperty property = (cufftProperty)65;
+    long long *returnPtrValue = (long long *)(uintptr_t)0x10021030u;
+    const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&property, sizeof property);
+    cubind_mock_expect_arg(&returnPtrValue, sizeof returnPtrValue);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_get_plan_property_int64(a0, a1, a2);
+    cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
     assert_true(cubind_mock_matches("cufftGetPlanPropertyInt64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_reset_plan_property(void **state)
+static void test_cubind_cufft_reset_plan_property(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120880;
-    cufftProperty a1 = (cufftProperty)65;
-    const cufftResult expected = CUFFT_INVALID_PLAN;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120880;
+    cufftProperty property = (cufftProperty)65;
+    const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&property, sizeof property);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_reset_plan_property(a0, a1);
+    cubind_result = cubind_cufft_reset_plan_property(plan, property);
     assert_true(cubind_mock_matches("cufftResetPlanProperty"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_gpus(void **state)
+static void test_cubind_cufft_xt_set_gpus(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1208c0;
-    int a1 = (int)0x1208c1;
-    int * a2 = (int *)(uintptr_t)0x10023030u;
-    const cufftResult expected = CUFFT_ALLOC_FAILED;
-    cufftResult result;
+    cufftHandle handle = (cufftHandle)0x1208c0;
+    int nGPUs = (int)0x1208c1;
+    int *whichGPUs = (int *)(uintptr_t)0x10023030u;
+    const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&nGPUs, sizeof nGPUs);
+    cubind_mock_expect_arg(&whichGPUs, sizeof whichGPUs);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_gpus(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_set_gpus(handle, nGPUs, whichGPUs);
     assert_true(cubind_mock_matches("cufftXtSetGPUs"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_malloc(void **state)
+static void test_cubind_cufft_xt_malloc(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120900;
-    cudaLibXtDesc ** a1 = (cudaLibXtDesc **)(uintptr_t)0x10024020u;
-    cufftXtSubFormat a2 = (cufftXtSubFormat)66;
-    const cufftResult expected = CUFFT_INVALID_TYPE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120900;
+    cudaLibXtDesc **descriptor = (cudaLibXtDesc **)(uintptr_t)0x10024020u;
+    cufftXtSubFormat format = (cufftXtSubFormat)66;
+    const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+    cubind_mock_expect_arg(&format, sizeof format);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_malloc(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_malloc(plan, descriptor, format);
     assert_true(cubind_mock_matches("cufftXtMalloc"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_memcpy(void **state)
+static void test_cubind_cufft_xt_memcpy(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120940;
-    void * a1 = (void *)(uintptr_t)0x10025020u;
-    void * a2 = (void *)(uintptr_t)0x10025030u;
-    cufftXtCopyType a3 = (cufftXtCopyType)67;
-    const cufftResult expected = CUFFT_INVALID_VALUE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120940;
+    void *dstPointer = (void *)(uintptr_t)0x10025020u;
+    void *srcPointer = (void *)(uintptr_t)0x10025030u;
+    cufftXtCopyType type = (cufftXtCopyType)67;
+    const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&dstPointer, sizeof dstPointer);
+    cubind_mock_expect_arg(&srcPointer, sizeof srcPointer);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_memcpy(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_memcpy(plan, dstPointer, srcPointer, type);
     assert_true(cubind_mock_matches("cufftXtMemcpy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMemcpy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMemcpy", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_free(void **state)
+static void test_cubind_cufft_xt_free(void **cubind_state)
 {
-    cudaLibXtDesc * a0 = (cudaLibXtDesc *)(uintptr_t)0x10026010u;
-    const cufftResult expected = CUFFT_INTERNAL_ERROR;
-    cufftResult result;
+    cudaLibXtDesc *descriptor = (cudaLibXtDesc *)(uintptr_t)0x10026010u;
+    const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_free(a0);
+    cubind_result = cubind_cufft_xt_free(descriptor);
     assert_true(cubind_mock_matches("cufftXtFree"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_work_area(void **state)
+static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x1209c0;
-    void ** a1 = (void **)(uintptr_t)0x10027020u;
-    const cufftResult expected = CUFFT_EXEC_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x1209c0;
+    void **workArea = (void **)(uintptr_t)0x10027020u;
+    const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&workArea, sizeof workArea);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_work_area(a0, a1);
+    cubind_result = cubind_cufft_xt_set_work_area(plan, workArea);
     assert_true(cubind_mock_matches("cufftXtSetWorkArea"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_c2c(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_c2c(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120a00;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x10028020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x10028030u;
-    int a3 = (int)0x120a03;
-    const cufftResult expected = CUFFT_SETUP_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120a00;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x10028020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x10028030u;
+    int direction = (int)0x120a03;
+    const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_c2c(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_exec_descriptor_c2c(plan, input, output, direction);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorC2C"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_r2c(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120a40;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x10029020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x10029030u;
-    const cufftResult expected = CUFFT_INVALID_SIZE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120a40;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x10029020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x10029030u;
+    const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_r2c(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_exec_descriptor_r2c(plan, input, output);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorR2C"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_c2r(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120a80;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x1002a020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x1002a030u;
-    const cufftResult expected = CUFFT_UNALIGNED_DATA;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120a80;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x1002a020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002a030u;
+    const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_c2r(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_exec_descriptor_c2r(plan, input, output);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorC2R"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_z2z(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_z2z(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120ac0;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x1002b020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x1002b030u;
-    int a3 = (int)0x120ac3;
-    const cufftResult expected = CUFFT_INVALID_DEVICE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120ac0;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x1002b020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002b030u;
+    int direction = (int)0x120ac3;
+    const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_z2z(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_exec_descriptor_z2z(plan, input, output, direction);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2Z"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_d2z(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120b00;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x1002c020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x1002c030u;
-    const cufftResult expected = CUFFT_NO_WORKSPACE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120b00;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x1002c020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002c030u;
+    const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_d2z(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_exec_descriptor_d2z(plan, input, output);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorD2Z"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor_z2d(void **state)
+static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120b40;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x1002d020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x1002d030u;
-    const cufftResult expected = CUFFT_NOT_IMPLEMENTED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120b40;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x1002d020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002d030u;
+    const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor_z2d(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_exec_descriptor_z2d(plan, input, output);
     assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2D"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_query_plan(void **state)
+static void test_cubind_cufft_xt_query_plan(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120b80;
-    void * a1 = (void *)(uintptr_t)0x1002e020u;
-    cufftXtQueryType a2 = (cufftXtQueryType)66;
-    const cufftResult expected = CUFFT_NOT_SUPPORTED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120b80;
+    void *queryStruct = (void *)(uintptr_t)0x1002e020u;
+    cufftXtQueryType queryType = (cufftXtQueryType)66;
+    const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&queryStruct, sizeof queryStruct);
+    cubind_mock_expect_arg(&queryType, sizeof queryType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_query_plan(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_query_plan(plan, queryStruct, queryType);
     assert_true(cubind_mock_matches("cufftXtQueryPlan"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtQueryPlan", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtQueryPlan", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_callback(void **state)
+static void test_cubind_cufft_xt_set_callback(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120bc0;
-    void ** a1 = (void **)(uintptr_t)0x1002f020u;
-    cufftXtCallbackType a2 = (cufftXtCallbackType)66;
-    void ** a3 = (void **)(uintptr_t)0x1002f040u;
-    const cufftResult expected = CUFFT_MISSING_DEPENDENCY;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120bc0;
+    void **callback_routine = (void **)(uintptr_t)0x1002f020u;
+    cufftXtCallbackType cbType = (cufftXtCallbackType)66;
+    void **caller_info = (void **)(uintptr_t)0x1002f040u;
+    const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&callback_routine, sizeof callback_routine);
+    cubind_mock_expect_arg(&cbType, sizeof cbType);
+    cubind_mock_expect_arg(&caller_info, sizeof caller_info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_callback(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_set_callback(plan, callback_routine, cbType, caller_info);
     assert_true(cubind_mock_matches("cufftXtSetCallback"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_clear_callback(void **state)
+static void test_cubind_cufft_xt_clear_callback(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120c00;
-    cufftXtCallbackType a1 = (cufftXtCallbackType)65;
-    const cufftResult expected = CUFFT_NVRTC_FAILURE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120c00;
+    cufftXtCallbackType cbType = (cufftXtCallbackType)65;
+    const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&cbType, sizeof cbType);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_clear_callback(a0, a1);
+    cubind_result = cubind_cufft_xt_clear_callback(plan, cbType);
     assert_true(cubind_mock_matches("cufftXtClearCallback"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtClearCallback", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtClearCallback", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_callback_shared_size(void **state)
+static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120c40;
-    cufftXtCallbackType a1 = (cufftXtCallbackType)65;
-    size_t a2 = (size_t)0x123400003102LL;
-    const cufftResult expected = CUFFT_NVJITLINK_FAILURE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120c40;
+    cufftXtCallbackType cbType = (cufftXtCallbackType)65;
+    size_t sharedSize = (size_t)0x123400003102LL;
+    const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&cbType, sizeof cbType);
+    cubind_mock_expect_arg(&sharedSize, sizeof sharedSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_callback_shared_size(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_set_callback_shared_size(plan, cbType, sharedSize);
     assert_true(cubind_mock_matches("cufftXtSetCallbackSharedSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallbackSharedSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallbackSharedSize", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_jit_callback(void **state)
+static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120c80;
-    const char * a1 = (const char *)(uintptr_t)0x10032020u;
-    const void * a2 = (const void *)(uintptr_t)0x10032030u;
-    size_t a3 = (size_t)0x123400003203LL;
-    cufftXtCallbackType a4 = (cufftXtCallbackType)68;
-    void ** a5 = (void **)(uintptr_t)0x10032060u;
-    const cufftResult expected = CUFFT_NVSHMEM_FAILURE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120c80;
+    const char *lto_callback_symbol_name = (const char *)(uintptr_t)0x10032020u;
+    const void *lto_callback_fatbin = (const void *)(uintptr_t)0x10032030u;
+    size_t lto_callback_fatbin_size = (size_t)0x123400003203LL;
+    cufftXtCallbackType type = (cufftXtCallbackType)68;
+    void **caller_info = (void **)(uintptr_t)0x10032060u;
+    const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&lto_callback_symbol_name, sizeof lto_callback_symbol_name);
+    cubind_mock_expect_arg(&lto_callback_fatbin, sizeof lto_callback_fatbin);
+    cubind_mock_expect_arg(&lto_callback_fatbin_size, sizeof lto_callback_fatbin_size);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&caller_info, sizeof caller_info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_jit_callback(a0, a1, a2, a3, a4, a5);
+    cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     assert_true(cubind_mock_matches("cufftXtSetJITCallback"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_make_plan_many(void **state)
+static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120cc0;
-    int a1 = (int)0x120cc1;
-    long long * a2 = (long long *)(uintptr_t)0x10033030u;
-    long long * a3 = (long long *)(uintptr_t)0x10033040u;
-    long long a4 = (long long)0x123400003304LL;
-    long long a5 = (long long)0x123400003305LL;
-    cudaDataType a6 = (cudaDataType)70;
-    long long * a7 = (long long *)(uintptr_t)0x10033080u;
-    long long a8 = (long long)0x123400003308LL;
-    long long a9 = (long long)0x123400003309LL;
-    cudaDataType a10 = (cudaDataType)74;
-    long long a11 = (long long)0x12340000330bLL;
-    size_t * a12 = (size_t *)(uintptr_t)0x100330d0u;
-    cudaDataType a13 = (cudaDataType)77;
-    const cufftResult expected = CUFFT_INVALID_PLAN;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120cc0;
+    int rank = (int)0x120cc1;
+    long long *n = (long long *)(uintptr_t)0x10033030u;
+    long long *inembed = (long long *)(uintptr_t)0x10033040u;
+    long long istride = (long long)0x123400003304LL;
+    long long idist = (long long)0x123400003305LL;
+    cudaDataType inputtype = (cudaDataType)70;
+    long long *onembed = (long long *)(uintptr_t)0x10033080u;
+    long long ostride = (long long)0x123400003308LL;
+    long long odist = (long long)0x123400003309LL;
+    cudaDataType outputtype = (cudaDataType)74;
+    long long batch = (long long)0x12340000330bLL;
+    size_t *workSize = (size_t *)(uintptr_t)0x100330d0u;
+    cudaDataType executiontype = (cudaDataType)77;
+    const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&inputtype, sizeof inputtype);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&outputtype, sizeof outputtype);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_expect_arg(&executiontype, sizeof executiontype);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_make_plan_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_result = cubind_cufft_xt_make_plan_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     assert_true(cubind_mock_matches("cufftXtMakePlanMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_get_size_many(void **state)
+static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120d00;
-    int a1 = (int)0x120d01;
-    long long * a2 = (long long *)(uintptr_t)0x10034030u;
-    long long * a3 = (long long *)(uintptr_t)0x10034040u;
-    long long a4 = (long long)0x123400003404LL;
-    long long a5 = (long long)0x123400003405LL;
-    cudaDataType a6 = (cudaDataType)70;
-    long long * a7 = (long long *)(uintptr_t)0x10034080u;
-    long long a8 = (long long)0x123400003408LL;
-    long long a9 = (long long)0x123400003409LL;
-    cudaDataType a10 = (cudaDataType)74;
-    long long a11 = (long long)0x12340000340bLL;
-    size_t * a12 = (size_t *)(uintptr_t)0x100340d0u;
-    cudaDataType a13 = (cudaDataType)77;
-    const cufftResult expected = CUFFT_ALLOC_FAILED;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120d00;
+    int rank = (int)0x120d01;
+    long long *n = (long long *)(uintptr_t)0x10034030u;
+    long long *inembed = (long long *)(uintptr_t)0x10034040u;
+    long long istride = (long long)0x123400003404LL;
+    long long idist = (long long)0x123400003405LL;
+    cudaDataType inputtype = (cudaDataType)70;
+    long long *onembed = (long long *)(uintptr_t)0x10034080u;
+    long long ostride = (long long)0x123400003408LL;
+    long long odist = (long long)0x123400003409LL;
+    cudaDataType outputtype = (cudaDataType)74;
+    long long batch = (long long)0x12340000340bLL;
+    size_t *workSize = (size_t *)(uintptr_t)0x100340d0u;
+    cudaDataType executiontype = (cudaDataType)77;
+    const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&rank, sizeof rank);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&inembed, sizeof inembed);
+    cubind_mock_expect_arg(&istride, sizeof istride);
+    cubind_mock_expect_arg(&idist, sizeof idist);
+    cubind_mock_expect_arg(&inputtype, sizeof inputtype);
+    cubind_mock_expect_arg(&onembed, sizeof onembed);
+    cubind_mock_expect_arg(&ostride, sizeof ostride);
+    cubind_mock_expect_arg(&odist, sizeof odist);
+    cubind_mock_expect_arg(&outputtype, sizeof outputtype);
+    cubind_mock_expect_arg(&batch, sizeof batch);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_expect_arg(&executiontype, sizeof executiontype);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_get_size_many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_result = cubind_cufft_xt_get_size_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     assert_true(cubind_mock_matches("cufftXtGetSizeMany"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec(void **state)
+static void test_cubind_cufft_xt_exec(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120d40;
-    void * a1 = (void *)(uintptr_t)0x10035020u;
-    void * a2 = (void *)(uintptr_t)0x10035030u;
-    int a3 = (int)0x120d43;
-    const cufftResult expected = CUFFT_INVALID_TYPE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120d40;
+    void *input = (void *)(uintptr_t)0x10035020u;
+    void *output = (void *)(uintptr_t)0x10035030u;
+    int direction = (int)0x120d43;
+    const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_exec(plan, input, output, direction);
     assert_true(cubind_mock_matches("cufftXtExec"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExec", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExec", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_exec_descriptor(void **state)
+static void test_cubind_cufft_xt_exec_descriptor(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120d80;
-    cudaLibXtDesc * a1 = (cudaLibXtDesc *)(uintptr_t)0x10036020u;
-    cudaLibXtDesc * a2 = (cudaLibXtDesc *)(uintptr_t)0x10036030u;
-    int a3 = (int)0x120d83;
-    const cufftResult expected = CUFFT_INVALID_VALUE;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120d80;
+    cudaLibXtDesc *input = (cudaLibXtDesc *)(uintptr_t)0x10036020u;
+    cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x10036030u;
+    int direction = (int)0x120d83;
+    const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&input, sizeof input);
+    cubind_mock_expect_arg(&output, sizeof output);
+    cubind_mock_expect_arg(&direction, sizeof direction);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_exec_descriptor(a0, a1, a2, a3);
+    cubind_result = cubind_cufft_xt_exec_descriptor(plan, input, output, direction);
     assert_true(cubind_mock_matches("cufftXtExecDescriptor"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)cubind_expected);
 }
 
-static void test_cubind_cufft_xt_set_work_area_policy(void **state)
+static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
 {
-    cufftHandle a0 = (cufftHandle)0x120dc0;
-    cufftXtWorkAreaPolicy a1 = (cufftXtWorkAreaPolicy)65;
-    size_t * a2 = (size_t *)(uintptr_t)0x10037030u;
-    const cufftResult expected = CUFFT_INTERNAL_ERROR;
-    cufftResult result;
+    cufftHandle plan = (cufftHandle)0x120dc0;
+    cufftXtWorkAreaPolicy policy = (cufftXtWorkAreaPolicy)65;
+    size_t *workSize = (size_t *)(uintptr_t)0x10037030u;
+    const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
+    cufftResult cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&plan, sizeof plan);
+    cubind_mock_expect_arg(&policy, sizeof policy);
+    cubind_mock_expect_arg(&workSize, sizeof workSize);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cufft_xt_set_work_area_policy(a0, a1, a2);
+    cubind_result = cubind_cufft_xt_set_work_area_policy(plan, policy, workSize);
     assert_true(cubind_mock_matches("cufftXtSetWorkAreaPolicy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)cubind_expected);
 }
 
 const struct CMUnitTest cubind_passthrough_cufft[] = {

@@ -17,599 +17,599 @@
 #include "recorder.h"
 
 
-static void test_cubind_curand_create_generator(void **state)
+static void test_cubind_curand_create_generator(void **cubind_state)
 {
-    curandGenerator_t * a0 = (curandGenerator_t *)(uintptr_t)0x10000010u;
-    curandRngType_t a1 = (curandRngType_t)65;
-    const curandStatus_t expected = CURAND_STATUS_VERSION_MISMATCH;
-    curandStatus_t result;
+    curandGenerator_t *generator = (curandGenerator_t *)(uintptr_t)0x10000010u;
+    curandRngType_t rng_type = (curandRngType_t)65;
+    const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&rng_type, sizeof rng_type);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_create_generator(a0, a1);
+    cubind_result = cubind_curand_create_generator(generator, rng_type);
     assert_true(cubind_mock_matches("curandCreateGenerator"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)cubind_expected);
 }
 
-static void test_cubind_curand_create_generator_host(void **state)
+static void test_cubind_curand_create_generator_host(void **cubind_state)
 {
-    curandGenerator_t * a0 = (curandGenerator_t *)(uintptr_t)0x10001010u;
-    curandRngType_t a1 = (curandRngType_t)65;
-    const curandStatus_t expected = CURAND_STATUS_NOT_INITIALIZED;
-    curandStatus_t result;
+    curandGenerator_t *generator = (curandGenerator_t *)(uintptr_t)0x10001010u;
+    curandRngType_t rng_type = (curandRngType_t)65;
+    const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&rng_type, sizeof rng_type);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_create_generator_host(a0, a1);
+    cubind_result = cubind_curand_create_generator_host(generator, rng_type);
     assert_true(cubind_mock_matches("curandCreateGeneratorHost"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)cubind_expected);
 }
 
-static void test_cubind_curand_destroy_generator(void **state)
+static void test_cubind_curand_destroy_generator(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10002010u;
-    const curandStatus_t expected = CURAND_STATUS_ALLOCATION_FAILED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10002010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_destroy_generator(a0);
+    cubind_result = cubind_curand_destroy_generator(generator);
     assert_true(cubind_mock_matches("curandDestroyGenerator"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyGenerator", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyGenerator", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_version(void **state)
+static void test_cubind_curand_get_version(void **cubind_state)
 {
-    int * a0 = (int *)(uintptr_t)0x10003010u;
-    const curandStatus_t expected = CURAND_STATUS_TYPE_ERROR;
-    curandStatus_t result;
+    int *version = (int *)(uintptr_t)0x10003010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&version, sizeof version);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_version(a0);
+    cubind_result = cubind_curand_get_version(version);
     assert_true(cubind_mock_matches("curandGetVersion"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_property(void **state)
+static void test_cubind_curand_get_property(void **cubind_state)
 {
-    libraryPropertyType a0 = (libraryPropertyType)64;
-    int * a1 = (int *)(uintptr_t)0x10004020u;
-    const curandStatus_t expected = CURAND_STATUS_OUT_OF_RANGE;
-    curandStatus_t result;
+    libraryPropertyType type = (libraryPropertyType)64;
+    int *value = (int *)(uintptr_t)0x10004020u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&type, sizeof type);
+    cubind_mock_expect_arg(&value, sizeof value);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_property(a0, a1);
+    cubind_result = cubind_curand_get_property(type, value);
     assert_true(cubind_mock_matches("curandGetProperty"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetProperty", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetProperty", (int)cubind_expected);
 }
 
-static void test_cubind_curand_set_stream(void **state)
+static void test_cubind_curand_set_stream(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10005010u;
-    cudaStream_t a1 = (cudaStream_t)(uintptr_t)0x10005020u;
-    const curandStatus_t expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10005010u;
+    cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10005020u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&stream, sizeof stream);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_set_stream(a0, a1);
+    cubind_result = cubind_curand_set_stream(generator, stream);
     assert_true(cubind_mock_matches("curandSetStream"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetStream", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetStream", (int)cubind_expected);
 }
 
-static void test_cubind_curand_set_pseudo_random_generator_seed(void **state)
+static void test_cubind_curand_set_pseudo_random_generator_seed(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10006010u;
-    unsigned long long a1 = (unsigned long long)0x123400000601LL;
-    const curandStatus_t expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10006010u;
+    unsigned long long seed = (unsigned long long)0x123400000601LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&seed, sizeof seed);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_set_pseudo_random_generator_seed(a0, a1);
+    cubind_result = cubind_curand_set_pseudo_random_generator_seed(generator, seed);
     assert_true(cubind_mock_matches("curandSetPseudoRandomGeneratorSeed"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetPseudoRandomGeneratorSeed", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetPseudoRandomGeneratorSeed", (int)cubind_expected);
 }
 
-static void test_cubind_curand_set_generator_offset(void **state)
+static void test_cubind_curand_set_generator_offset(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10007010u;
-    unsigned long long a1 = (unsigned long long)0x123400000701LL;
-    const curandStatus_t expected = CURAND_STATUS_LAUNCH_FAILURE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10007010u;
+    unsigned long long offset = (unsigned long long)0x123400000701LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_LAUNCH_FAILURE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&offset, sizeof offset);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_set_generator_offset(a0, a1);
+    cubind_result = cubind_curand_set_generator_offset(generator, offset);
     assert_true(cubind_mock_matches("curandSetGeneratorOffset"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOffset", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOffset", (int)cubind_expected);
 }
 
-static void test_cubind_curand_set_generator_ordering(void **state)
+static void test_cubind_curand_set_generator_ordering(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10008010u;
-    curandOrdering_t a1 = (curandOrdering_t)65;
-    const curandStatus_t expected = CURAND_STATUS_PREEXISTING_FAILURE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10008010u;
+    curandOrdering_t order = (curandOrdering_t)65;
+    const curandStatus_t cubind_expected = CURAND_STATUS_PREEXISTING_FAILURE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&order, sizeof order);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_set_generator_ordering(a0, a1);
+    cubind_result = cubind_curand_set_generator_ordering(generator, order);
     assert_true(cubind_mock_matches("curandSetGeneratorOrdering"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOrdering", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOrdering", (int)cubind_expected);
 }
 
-static void test_cubind_curand_set_quasi_random_generator_dimensions(void **state)
+static void test_cubind_curand_set_quasi_random_generator_dimensions(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10009010u;
-    unsigned int a1 = (unsigned int)0x120241;
-    const curandStatus_t expected = CURAND_STATUS_INITIALIZATION_FAILED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10009010u;
+    unsigned int num_dimensions = (unsigned int)0x120241;
+    const curandStatus_t cubind_expected = CURAND_STATUS_INITIALIZATION_FAILED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&num_dimensions, sizeof num_dimensions);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_set_quasi_random_generator_dimensions(a0, a1);
+    cubind_result = cubind_curand_set_quasi_random_generator_dimensions(generator, num_dimensions);
     assert_true(cubind_mock_matches("curandSetQuasiRandomGeneratorDimensions"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetQuasiRandomGeneratorDimensions", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetQuasiRandomGeneratorDimensions", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate(void **state)
+static void test_cubind_curand_generate(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000a010u;
-    unsigned int * a1 = (unsigned int *)(uintptr_t)0x1000a020u;
-    size_t a2 = (size_t)0x123400000a02LL;
-    const curandStatus_t expected = CURAND_STATUS_ARCH_MISMATCH;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000a010u;
+    unsigned int *outputPtr = (unsigned int *)(uintptr_t)0x1000a020u;
+    size_t num = (size_t)0x123400000a02LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_ARCH_MISMATCH;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate(a0, a1, a2);
+    cubind_result = cubind_curand_generate(generator, outputPtr, num);
     assert_true(cubind_mock_matches("curandGenerate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_long_long(void **state)
+static void test_cubind_curand_generate_long_long(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000b010u;
-    unsigned long long * a1 = (unsigned long long *)(uintptr_t)0x1000b020u;
-    size_t a2 = (size_t)0x123400000b02LL;
-    const curandStatus_t expected = CURAND_STATUS_INTERNAL_ERROR;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000b010u;
+    unsigned long long *outputPtr = (unsigned long long *)(uintptr_t)0x1000b020u;
+    size_t num = (size_t)0x123400000b02LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_INTERNAL_ERROR;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_long_long(a0, a1, a2);
+    cubind_result = cubind_curand_generate_long_long(generator, outputPtr, num);
     assert_true(cubind_mock_matches("curandGenerateLongLong"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_uniform(void **state)
+static void test_cubind_curand_generate_uniform(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000c010u;
-    float * a1 = (float *)(uintptr_t)0x1000c020u;
-    size_t a2 = (size_t)0x123400000c02LL;
-    const curandStatus_t expected = CURAND_STATUS_VERSION_MISMATCH;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000c010u;
+    float *outputPtr = (float *)(uintptr_t)0x1000c020u;
+    size_t num = (size_t)0x123400000c02LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_uniform(a0, a1, a2);
+    cubind_result = cubind_curand_generate_uniform(generator, outputPtr, num);
     assert_true(cubind_mock_matches("curandGenerateUniform"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_uniform_double(void **state)
+static void test_cubind_curand_generate_uniform_double(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000d010u;
-    double * a1 = (double *)(uintptr_t)0x1000d020u;
-    size_t a2 = (size_t)0x123400000d02LL;
-    const curandStatus_t expected = CURAND_STATUS_NOT_INITIALIZED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000d010u;
+    double *outputPtr = (double *)(uintptr_t)0x1000d020u;
+    size_t num = (size_t)0x123400000d02LL;
+    const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_uniform_double(a0, a1, a2);
+    cubind_result = cubind_curand_generate_uniform_double(generator, outputPtr, num);
     assert_true(cubind_mock_matches("curandGenerateUniformDouble"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_normal(void **state)
+static void test_cubind_curand_generate_normal(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000e010u;
-    float * a1 = (float *)(uintptr_t)0x1000e020u;
-    size_t a2 = (size_t)0x123400000e02LL;
-    float a3 = (float)3.5;
-    float a4 = (float)4.5;
-    const curandStatus_t expected = CURAND_STATUS_ALLOCATION_FAILED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000e010u;
+    float *outputPtr = (float *)(uintptr_t)0x1000e020u;
+    size_t n = (size_t)0x123400000e02LL;
+    float mean = (float)3.5;
+    float stddev = (float)4.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&mean, sizeof mean);
+    cubind_mock_expect_arg(&stddev, sizeof stddev);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_normal(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_normal(generator, outputPtr, n, mean, stddev);
     assert_true(cubind_mock_matches("curandGenerateNormal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_normal_double(void **state)
+static void test_cubind_curand_generate_normal_double(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x1000f010u;
-    double * a1 = (double *)(uintptr_t)0x1000f020u;
-    size_t a2 = (size_t)0x123400000f02LL;
-    double a3 = (double)3.5;
-    double a4 = (double)4.5;
-    const curandStatus_t expected = CURAND_STATUS_TYPE_ERROR;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x1000f010u;
+    double *outputPtr = (double *)(uintptr_t)0x1000f020u;
+    size_t n = (size_t)0x123400000f02LL;
+    double mean = (double)3.5;
+    double stddev = (double)4.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&mean, sizeof mean);
+    cubind_mock_expect_arg(&stddev, sizeof stddev);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_normal_double(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_normal_double(generator, outputPtr, n, mean, stddev);
     assert_true(cubind_mock_matches("curandGenerateNormalDouble"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_log_normal(void **state)
+static void test_cubind_curand_generate_log_normal(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10010010u;
-    float * a1 = (float *)(uintptr_t)0x10010020u;
-    size_t a2 = (size_t)0x123400001002LL;
-    float a3 = (float)3.5;
-    float a4 = (float)4.5;
-    const curandStatus_t expected = CURAND_STATUS_OUT_OF_RANGE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10010010u;
+    float *outputPtr = (float *)(uintptr_t)0x10010020u;
+    size_t n = (size_t)0x123400001002LL;
+    float mean = (float)3.5;
+    float stddev = (float)4.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&mean, sizeof mean);
+    cubind_mock_expect_arg(&stddev, sizeof stddev);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_log_normal(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_log_normal(generator, outputPtr, n, mean, stddev);
     assert_true(cubind_mock_matches("curandGenerateLogNormal"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_log_normal_double(void **state)
+static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10011010u;
-    double * a1 = (double *)(uintptr_t)0x10011020u;
-    size_t a2 = (size_t)0x123400001102LL;
-    double a3 = (double)3.5;
-    double a4 = (double)4.5;
-    const curandStatus_t expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10011010u;
+    double *outputPtr = (double *)(uintptr_t)0x10011020u;
+    size_t n = (size_t)0x123400001102LL;
+    double mean = (double)3.5;
+    double stddev = (double)4.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&mean, sizeof mean);
+    cubind_mock_expect_arg(&stddev, sizeof stddev);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_log_normal_double(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_log_normal_double(generator, outputPtr, n, mean, stddev);
     assert_true(cubind_mock_matches("curandGenerateLogNormalDouble"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)cubind_expected);
 }
 
-static void test_cubind_curand_create_poisson_distribution(void **state)
+static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
 {
-    double a0 = (double)0.5;
-    curandDiscreteDistribution_t * a1 = (curandDiscreteDistribution_t *)(uintptr_t)0x10012020u;
-    const curandStatus_t expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
-    curandStatus_t result;
+    double lambda = (double)0.5;
+    curandDiscreteDistribution_t *discrete_distribution = (curandDiscreteDistribution_t *)(uintptr_t)0x10012020u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&lambda, sizeof lambda);
+    cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_create_poisson_distribution(a0, a1);
+    cubind_result = cubind_curand_create_poisson_distribution(lambda, discrete_distribution);
     assert_true(cubind_mock_matches("curandCreatePoissonDistribution"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)cubind_expected);
 }
 
-static void test_cubind_curand_destroy_distribution(void **state)
+static void test_cubind_curand_destroy_distribution(void **cubind_state)
 {
-    curandDiscreteDistribution_t a0 = (curandDiscreteDistribution_t)(uintptr_t)0x10013010u;
-    const curandStatus_t expected = CURAND_STATUS_LAUNCH_FAILURE;
-    curandStatus_t result;
+    curandDiscreteDistribution_t discrete_distribution = (curandDiscreteDistribution_t)(uintptr_t)0x10013010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_LAUNCH_FAILURE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_destroy_distribution(a0);
+    cubind_result = cubind_curand_destroy_distribution(discrete_distribution);
     assert_true(cubind_mock_matches("curandDestroyDistribution"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyDistribution", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyDistribution", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_poisson(void **state)
+static void test_cubind_curand_generate_poisson(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10014010u;
-    unsigned int * a1 = (unsigned int *)(uintptr_t)0x10014020u;
-    size_t a2 = (size_t)0x123400001402LL;
-    double a3 = (double)3.5;
-    const curandStatus_t expected = CURAND_STATUS_PREEXISTING_FAILURE;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10014010u;
+    unsigned int *outputPtr = (unsigned int *)(uintptr_t)0x10014020u;
+    size_t n = (size_t)0x123400001402LL;
+    double lambda = (double)3.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_PREEXISTING_FAILURE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&lambda, sizeof lambda);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_poisson(a0, a1, a2, a3);
+    cubind_result = cubind_curand_generate_poisson(generator, outputPtr, n, lambda);
     assert_true(cubind_mock_matches("curandGeneratePoisson"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_poisson_method(void **state)
+static void test_cubind_curand_generate_poisson_method(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10015010u;
-    unsigned int * a1 = (unsigned int *)(uintptr_t)0x10015020u;
-    size_t a2 = (size_t)0x123400001502LL;
-    double a3 = (double)3.5;
-    curandMethod_t a4 = (curandMethod_t)68;
-    const curandStatus_t expected = CURAND_STATUS_INITIALIZATION_FAILED;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10015010u;
+    unsigned int *outputPtr = (unsigned int *)(uintptr_t)0x10015020u;
+    size_t n = (size_t)0x123400001502LL;
+    double lambda = (double)3.5;
+    curandMethod_t method = (curandMethod_t)68;
+    const curandStatus_t cubind_expected = CURAND_STATUS_INITIALIZATION_FAILED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&lambda, sizeof lambda);
+    cubind_mock_expect_arg(&method, sizeof method);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_poisson_method(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_poisson_method(generator, outputPtr, n, lambda, method);
     assert_true(cubind_mock_matches("curandGeneratePoissonMethod"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_binomial(void **state)
+static void test_cubind_curand_generate_binomial(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10016010u;
-    unsigned int * a1 = (unsigned int *)(uintptr_t)0x10016020u;
-    size_t a2 = (size_t)0x123400001602LL;
-    unsigned int a3 = (unsigned int)0x120583;
-    double a4 = (double)4.5;
-    const curandStatus_t expected = CURAND_STATUS_ARCH_MISMATCH;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10016010u;
+    unsigned int *outputPtr = (unsigned int *)(uintptr_t)0x10016020u;
+    size_t num = (size_t)0x123400001602LL;
+    unsigned int n = (unsigned int)0x120583;
+    double p = (double)4.5;
+    const curandStatus_t cubind_expected = CURAND_STATUS_ARCH_MISMATCH;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&p, sizeof p);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_binomial(a0, a1, a2, a3, a4);
+    cubind_result = cubind_curand_generate_binomial(generator, outputPtr, num, n, p);
     assert_true(cubind_mock_matches("curandGenerateBinomial"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_binomial_method(void **state)
+static void test_cubind_curand_generate_binomial_method(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10017010u;
-    unsigned int * a1 = (unsigned int *)(uintptr_t)0x10017020u;
-    size_t a2 = (size_t)0x123400001702LL;
-    unsigned int a3 = (unsigned int)0x1205c3;
-    double a4 = (double)4.5;
-    curandMethod_t a5 = (curandMethod_t)69;
-    const curandStatus_t expected = CURAND_STATUS_INTERNAL_ERROR;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10017010u;
+    unsigned int *outputPtr = (unsigned int *)(uintptr_t)0x10017020u;
+    size_t num = (size_t)0x123400001702LL;
+    unsigned int n = (unsigned int)0x1205c3;
+    double p = (double)4.5;
+    curandMethod_t method = (curandMethod_t)69;
+    const curandStatus_t cubind_expected = CURAND_STATUS_INTERNAL_ERROR;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+    cubind_mock_expect_arg(&num, sizeof num);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&p, sizeof p);
+    cubind_mock_expect_arg(&method, sizeof method);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_binomial_method(a0, a1, a2, a3, a4, a5);
+    cubind_result = cubind_curand_generate_binomial_method(generator, outputPtr, num, n, p, method);
     assert_true(cubind_mock_matches("curandGenerateBinomialMethod"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)cubind_expected);
 }
 
-static void test_cubind_curand_generate_seeds(void **state)
+static void test_cubind_curand_generate_seeds(void **cubind_state)
 {
-    curandGenerator_t a0 = (curandGenerator_t)(uintptr_t)0x10018010u;
-    const curandStatus_t expected = CURAND_STATUS_VERSION_MISMATCH;
-    curandStatus_t result;
+    curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10018010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&generator, sizeof generator);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_generate_seeds(a0);
+    cubind_result = cubind_curand_generate_seeds(generator);
     assert_true(cubind_mock_matches("curandGenerateSeeds"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateSeeds", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateSeeds", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_direction_vectors32(void **state)
+static void test_cubind_curand_get_direction_vectors32(void **cubind_state)
 {
-    curandDirectionVectors32_t ** a0 = (curandDirectionVectors32_t **)(uintptr_t)0x10019010u;
-    curandDirectionVectorSet_t a1 = (curandDirectionVectorSet_t)65;
-    const curandStatus_t expected = CURAND_STATUS_NOT_INITIALIZED;
-    curandStatus_t result;
+    curandDirectionVectors32_t **vectors = (curandDirectionVectors32_t **)(uintptr_t)0x10019010u;
+    curandDirectionVectorSet_t set = (curandDirectionVectorSet_t)65;
+    const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&vectors, sizeof vectors);
+    cubind_mock_expect_arg(&set, sizeof set);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_direction_vectors32(a0, a1);
+    cubind_result = cubind_curand_get_direction_vectors32(vectors, set);
     assert_true(cubind_mock_matches("curandGetDirectionVectors32"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_scramble_constants32(void **state)
+static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
 {
-    unsigned int ** a0 = (unsigned int **)(uintptr_t)0x1001a010u;
-    const curandStatus_t expected = CURAND_STATUS_ALLOCATION_FAILED;
-    curandStatus_t result;
+    unsigned int **constants = (unsigned int **)(uintptr_t)0x1001a010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&constants, sizeof constants);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_scramble_constants32(a0);
+    cubind_result = cubind_curand_get_scramble_constants32(constants);
     assert_true(cubind_mock_matches("curandGetScrambleConstants32"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_direction_vectors64(void **state)
+static void test_cubind_curand_get_direction_vectors64(void **cubind_state)
 {
-    curandDirectionVectors64_t ** a0 = (curandDirectionVectors64_t **)(uintptr_t)0x1001b010u;
-    curandDirectionVectorSet_t a1 = (curandDirectionVectorSet_t)65;
-    const curandStatus_t expected = CURAND_STATUS_TYPE_ERROR;
-    curandStatus_t result;
+    curandDirectionVectors64_t **vectors = (curandDirectionVectors64_t **)(uintptr_t)0x1001b010u;
+    curandDirectionVectorSet_t set = (curandDirectionVectorSet_t)65;
+    const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&vectors, sizeof vectors);
+    cubind_mock_expect_arg(&set, sizeof set);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_direction_vectors64(a0, a1);
+    cubind_result = cubind_curand_get_direction_vectors64(vectors, set);
     assert_true(cubind_mock_matches("curandGetDirectionVectors64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)cubind_expected);
 }
 
-static void test_cubind_curand_get_scramble_constants64(void **state)
+static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
 {
-    unsigned long long ** a0 = (unsigned long long **)(uintptr_t)0x1001c010u;
-    const curandStatus_t expected = CURAND_STATUS_OUT_OF_RANGE;
-    curandStatus_t result;
+    unsigned long long **constants = (unsigned long long **)(uintptr_t)0x1001c010u;
+    const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
+    curandStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&constants, sizeof constants);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_curand_get_scramble_constants64(a0);
+    cubind_result = cubind_curand_get_scramble_constants64(constants);
     assert_true(cubind_mock_matches("curandGetScrambleConstants64"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)cubind_expected);
 }
 
 const struct CMUnitTest cubind_passthrough_curand[] = {

@@ -17,627 +17,627 @@
 #include "recorder.h"
 
 
-static void test_cubind_cusolverMg_create(void **state)
+static void test_cubind_cusolverMg_create(void **cubind_state)
 {
-    cusolverMgHandle_t * a0 = (cusolverMgHandle_t *)(uintptr_t)0x10000010u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_NOT_INITIALIZED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t *handle = (cusolverMgHandle_t *)(uintptr_t)0x10000010u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_INITIALIZED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_create(a0);
+    cubind_result = cubind_cusolverMg_create(handle);
     assert_true(cubind_mock_matches("cusolverMgCreate"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_destroy(void **state)
+static void test_cubind_cusolverMg_destroy(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10001010u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_ALLOC_FAILED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10001010u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ALLOC_FAILED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_destroy(a0);
+    cubind_result = cubind_cusolverMg_destroy(handle);
     assert_true(cubind_mock_matches("cusolverMgDestroy"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroy", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroy", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_device_select(void **state)
+static void test_cubind_cusolverMg_device_select(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10002010u;
-    int a1 = (int)0x120081;
-    int * a2 = (int *)(uintptr_t)0x10002030u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_INVALID_VALUE;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10002010u;
+    int nbDevices = (int)0x120081;
+    int *deviceId = (int *)(uintptr_t)0x10002030u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_VALUE;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&nbDevices, sizeof nbDevices);
+    cubind_mock_expect_arg(&deviceId, sizeof deviceId);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_device_select(a0, a1, a2);
+    cubind_result = cubind_cusolverMg_device_select(handle, nbDevices, deviceId);
     assert_true(cubind_mock_matches("cusolverMgDeviceSelect"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_create_device_grid(void **state)
+static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
 {
-    cudaLibMgGrid_t * a0 = (cudaLibMgGrid_t *)(uintptr_t)0x10003010u;
-    int32_t a1 = (int32_t)0x1200c1;
-    int32_t a2 = (int32_t)0x1200c2;
-    const int32_t * a3 = (const int32_t *)(uintptr_t)0x10003040u;
-    cusolverMgGridMapping_t a4 = (cusolverMgGridMapping_t)68;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_ARCH_MISMATCH;
-    cusolverStatus_t result;
+    cudaLibMgGrid_t *grid = (cudaLibMgGrid_t *)(uintptr_t)0x10003010u;
+    int32_t numRowDevices = (int32_t)0x1200c1;
+    int32_t numColDevices = (int32_t)0x1200c2;
+    const int32_t *deviceId = (const int32_t *)(uintptr_t)0x10003040u;
+    cusolverMgGridMapping_t mapping = (cusolverMgGridMapping_t)68;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ARCH_MISMATCH;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&grid, sizeof grid);
+    cubind_mock_expect_arg(&numRowDevices, sizeof numRowDevices);
+    cubind_mock_expect_arg(&numColDevices, sizeof numColDevices);
+    cubind_mock_expect_arg(&deviceId, sizeof deviceId);
+    cubind_mock_expect_arg(&mapping, sizeof mapping);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_create_device_grid(a0, a1, a2, a3, a4);
+    cubind_result = cubind_cusolverMg_create_device_grid(grid, numRowDevices, numColDevices, deviceId, mapping);
     assert_true(cubind_mock_matches("cusolverMgCreateDeviceGrid"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_destroy_grid(void **state)
+static void test_cubind_cusolverMg_destroy_grid(void **cubind_state)
 {
-    cudaLibMgGrid_t a0 = (cudaLibMgGrid_t)(uintptr_t)0x10004010u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_MAPPING_ERROR;
-    cusolverStatus_t result;
+    cudaLibMgGrid_t grid = (cudaLibMgGrid_t)(uintptr_t)0x10004010u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MAPPING_ERROR;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&grid, sizeof grid);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_destroy_grid(a0);
+    cubind_result = cubind_cusolverMg_destroy_grid(grid);
     assert_true(cubind_mock_matches("cusolverMgDestroyGrid"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyGrid", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyGrid", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_create_matrix_desc(void **state)
+static void test_cubind_cusolverMg_create_matrix_desc(void **cubind_state)
 {
-    cudaLibMgMatrixDesc_t * a0 = (cudaLibMgMatrixDesc_t *)(uintptr_t)0x10005010u;
-    int64_t a1 = (int64_t)0x123400000501LL;
-    int64_t a2 = (int64_t)0x123400000502LL;
-    int64_t a3 = (int64_t)0x123400000503LL;
-    int64_t a4 = (int64_t)0x123400000504LL;
-    cudaDataType a5 = (cudaDataType)69;
-    const cudaLibMgGrid_t a6 = (const cudaLibMgGrid_t)(uintptr_t)0x10005070u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_EXECUTION_FAILED;
-    cusolverStatus_t result;
+    cudaLibMgMatrixDesc_t *desc = (cudaLibMgMatrixDesc_t *)(uintptr_t)0x10005010u;
+    int64_t numRows = (int64_t)0x123400000501LL;
+    int64_t numCols = (int64_t)0x123400000502LL;
+    int64_t rowBlockSize = (int64_t)0x123400000503LL;
+    int64_t colBlockSize = (int64_t)0x123400000504LL;
+    cudaDataType dataType = (cudaDataType)69;
+    const cudaLibMgGrid_t grid = (const cudaLibMgGrid_t)(uintptr_t)0x10005070u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_EXECUTION_FAILED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&desc, sizeof desc);
+    cubind_mock_expect_arg(&numRows, sizeof numRows);
+    cubind_mock_expect_arg(&numCols, sizeof numCols);
+    cubind_mock_expect_arg(&rowBlockSize, sizeof rowBlockSize);
+    cubind_mock_expect_arg(&colBlockSize, sizeof colBlockSize);
+    cubind_mock_expect_arg(&dataType, sizeof dataType);
+    cubind_mock_expect_arg(&grid, sizeof grid);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_create_matrix_desc(a0, a1, a2, a3, a4, a5, a6);
+    cubind_result = cubind_cusolverMg_create_matrix_desc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     assert_true(cubind_mock_matches("cusolverMgCreateMatrixDesc"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_destroy_matrix_desc(void **state)
+static void test_cubind_cusolverMg_destroy_matrix_desc(void **cubind_state)
 {
-    cudaLibMgMatrixDesc_t a0 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10006010u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_INTERNAL_ERROR;
-    cusolverStatus_t result;
+    cudaLibMgMatrixDesc_t desc = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10006010u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INTERNAL_ERROR;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&desc, sizeof desc);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_destroy_matrix_desc(a0);
+    cubind_result = cubind_cusolverMg_destroy_matrix_desc(desc);
     assert_true(cubind_mock_matches("cusolverMgDestroyMatrixDesc"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyMatrixDesc", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyMatrixDesc", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_syevd_buffer_size(void **state)
+static void test_cubind_cusolverMg_syevd_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10007010u;
-    cusolverEigMode_t a1 = (cusolverEigMode_t)65;
-    cublasFillMode_t a2 = (cublasFillMode_t)66;
-    int a3 = (int)0x1201c3;
-    void ** a4 = (void **)(uintptr_t)0x10007050u;
-    int a5 = (int)0x1201c5;
-    int a6 = (int)0x1201c6;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10007080u;
-    void * a8 = (void *)(uintptr_t)0x10007090u;
-    cudaDataType a9 = (cudaDataType)73;
-    cudaDataType a10 = (cudaDataType)74;
-    int64_t * a11 = (int64_t *)(uintptr_t)0x100070c0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10007010u;
+    cusolverEigMode_t jobz = (cusolverEigMode_t)65;
+    cublasFillMode_t uplo = (cublasFillMode_t)66;
+    int N = (int)0x1201c3;
+    void **array_d_A = (void **)(uintptr_t)0x10007050u;
+    int IA = (int)0x1201c5;
+    int JA = (int)0x1201c6;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10007080u;
+    void *W = (void *)(uintptr_t)0x10007090u;
+    cudaDataType dataTypeW = (cudaDataType)73;
+    cudaDataType computeType = (cudaDataType)74;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x100070c0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&jobz, sizeof jobz);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&W, sizeof W);
+    cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_syevd_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cusolverMg_syevd_buffer_size(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgSyevd_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_syevd(void **state)
+static void test_cubind_cusolverMg_syevd(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10008010u;
-    cusolverEigMode_t a1 = (cusolverEigMode_t)65;
-    cublasFillMode_t a2 = (cublasFillMode_t)66;
-    int a3 = (int)0x120203;
-    void ** a4 = (void **)(uintptr_t)0x10008050u;
-    int a5 = (int)0x120205;
-    int a6 = (int)0x120206;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10008080u;
-    void * a8 = (void *)(uintptr_t)0x10008090u;
-    cudaDataType a9 = (cudaDataType)73;
-    cudaDataType a10 = (cudaDataType)74;
-    void ** a11 = (void **)(uintptr_t)0x100080c0u;
-    int64_t a12 = (int64_t)0x12340000080cLL;
-    int * a13 = (int *)(uintptr_t)0x100080e0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_NOT_SUPPORTED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10008010u;
+    cusolverEigMode_t jobz = (cusolverEigMode_t)65;
+    cublasFillMode_t uplo = (cublasFillMode_t)66;
+    int N = (int)0x120203;
+    void **array_d_A = (void **)(uintptr_t)0x10008050u;
+    int IA = (int)0x120205;
+    int JA = (int)0x120206;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10008080u;
+    void *W = (void *)(uintptr_t)0x10008090u;
+    cudaDataType dataTypeW = (cudaDataType)73;
+    cudaDataType computeType = (cudaDataType)74;
+    void **array_d_work = (void **)(uintptr_t)0x100080c0u;
+    int64_t lwork = (int64_t)0x12340000080cLL;
+    int *info = (int *)(uintptr_t)0x100080e0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_SUPPORTED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&jobz, sizeof jobz);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&W, sizeof W);
+    cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&info, sizeof info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_syevd(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_result = cubind_cusolverMg_syevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     assert_true(cubind_mock_matches("cusolverMgSyevd"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_getrf_buffer_size(void **state)
+static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10009010u;
-    int a1 = (int)0x120241;
-    int a2 = (int)0x120242;
-    void ** a3 = (void **)(uintptr_t)0x10009040u;
-    int a4 = (int)0x120244;
-    int a5 = (int)0x120245;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10009070u;
-    int ** a7 = (int **)(uintptr_t)0x10009080u;
-    cudaDataType a8 = (cudaDataType)72;
-    int64_t * a9 = (int64_t *)(uintptr_t)0x100090a0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_ZERO_PIVOT;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10009010u;
+    int M = (int)0x120241;
+    int N = (int)0x120242;
+    void **array_d_A = (void **)(uintptr_t)0x10009040u;
+    int IA = (int)0x120244;
+    int JA = (int)0x120245;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10009070u;
+    int **array_d_IPIV = (int **)(uintptr_t)0x10009080u;
+    cudaDataType computeType = (cudaDataType)72;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x100090a0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ZERO_PIVOT;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&M, sizeof M);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_getrf_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    cubind_result = cubind_cusolverMg_getrf_buffer_size(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgGetrf_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_getrf(void **state)
+static void test_cubind_cusolverMg_getrf(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000a010u;
-    int a1 = (int)0x120281;
-    int a2 = (int)0x120282;
-    void ** a3 = (void **)(uintptr_t)0x1000a040u;
-    int a4 = (int)0x120284;
-    int a5 = (int)0x120285;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000a070u;
-    int ** a7 = (int **)(uintptr_t)0x1000a080u;
-    cudaDataType a8 = (cudaDataType)72;
-    void ** a9 = (void **)(uintptr_t)0x1000a0a0u;
-    int64_t a10 = (int64_t)0x123400000a0aLL;
-    int * a11 = (int *)(uintptr_t)0x1000a0c0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_INVALID_LICENSE;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000a010u;
+    int M = (int)0x120281;
+    int N = (int)0x120282;
+    void **array_d_A = (void **)(uintptr_t)0x1000a040u;
+    int IA = (int)0x120284;
+    int JA = (int)0x120285;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000a070u;
+    int **array_d_IPIV = (int **)(uintptr_t)0x1000a080u;
+    cudaDataType computeType = (cudaDataType)72;
+    void **array_d_work = (void **)(uintptr_t)0x1000a0a0u;
+    int64_t lwork = (int64_t)0x123400000a0aLL;
+    int *info = (int *)(uintptr_t)0x1000a0c0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_LICENSE;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&M, sizeof M);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&info, sizeof info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_getrf(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    cubind_result = cubind_cusolverMg_getrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     assert_true(cubind_mock_matches("cusolverMgGetrf"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_getrs_buffer_size(void **state)
+static void test_cubind_cusolverMg_getrs_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000b010u;
-    cublasOperation_t a1 = (cublasOperation_t)65;
-    int a2 = (int)0x1202c2;
-    int a3 = (int)0x1202c3;
-    void ** a4 = (void **)(uintptr_t)0x1000b050u;
-    int a5 = (int)0x1202c5;
-    int a6 = (int)0x1202c6;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000b080u;
-    int ** a8 = (int **)(uintptr_t)0x1000b090u;
-    void ** a9 = (void **)(uintptr_t)0x1000b0a0u;
-    int a10 = (int)0x1202ca;
-    int a11 = (int)0x1202cb;
-    cudaLibMgMatrixDesc_t a12 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000b0d0u;
-    cudaDataType a13 = (cudaDataType)77;
-    int64_t * a14 = (int64_t *)(uintptr_t)0x1000b0f0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000b010u;
+    cublasOperation_t TRANS = (cublasOperation_t)65;
+    int N = (int)0x1202c2;
+    int NRHS = (int)0x1202c3;
+    void **array_d_A = (void **)(uintptr_t)0x1000b050u;
+    int IA = (int)0x1202c5;
+    int JA = (int)0x1202c6;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000b080u;
+    int **array_d_IPIV = (int **)(uintptr_t)0x1000b090u;
+    void **array_d_B = (void **)(uintptr_t)0x1000b0a0u;
+    int IB = (int)0x1202ca;
+    int JB = (int)0x1202cb;
+    cudaLibMgMatrixDesc_t descrB = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000b0d0u;
+    cudaDataType computeType = (cudaDataType)77;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x1000b0f0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_expect_arg(&a14, sizeof a14);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&TRANS, sizeof TRANS);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&NRHS, sizeof NRHS);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+    cubind_mock_expect_arg(&IB, sizeof IB);
+    cubind_mock_expect_arg(&JB, sizeof JB);
+    cubind_mock_expect_arg(&descrB, sizeof descrB);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_getrs_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
+    cubind_result = cubind_cusolverMg_getrs_buffer_size(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgGetrs_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_getrs(void **state)
+static void test_cubind_cusolverMg_getrs(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000c010u;
-    cublasOperation_t a1 = (cublasOperation_t)65;
-    int a2 = (int)0x120302;
-    int a3 = (int)0x120303;
-    void ** a4 = (void **)(uintptr_t)0x1000c050u;
-    int a5 = (int)0x120305;
-    int a6 = (int)0x120306;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000c080u;
-    int ** a8 = (int **)(uintptr_t)0x1000c090u;
-    void ** a9 = (void **)(uintptr_t)0x1000c0a0u;
-    int a10 = (int)0x12030a;
-    int a11 = (int)0x12030b;
-    cudaLibMgMatrixDesc_t a12 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000c0d0u;
-    cudaDataType a13 = (cudaDataType)77;
-    void ** a14 = (void **)(uintptr_t)0x1000c0f0u;
-    int64_t a15 = (int64_t)0x123400000c0fLL;
-    int * a16 = (int *)(uintptr_t)0x1000c110u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000c010u;
+    cublasOperation_t TRANS = (cublasOperation_t)65;
+    int N = (int)0x120302;
+    int NRHS = (int)0x120303;
+    void **array_d_A = (void **)(uintptr_t)0x1000c050u;
+    int IA = (int)0x120305;
+    int JA = (int)0x120306;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000c080u;
+    int **array_d_IPIV = (int **)(uintptr_t)0x1000c090u;
+    void **array_d_B = (void **)(uintptr_t)0x1000c0a0u;
+    int IB = (int)0x12030a;
+    int JB = (int)0x12030b;
+    cudaLibMgMatrixDesc_t descrB = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000c0d0u;
+    cudaDataType computeType = (cudaDataType)77;
+    void **array_d_work = (void **)(uintptr_t)0x1000c0f0u;
+    int64_t lwork = (int64_t)0x123400000c0fLL;
+    int *info = (int *)(uintptr_t)0x1000c110u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_expect_arg(&a14, sizeof a14);
-    cubind_mock_expect_arg(&a15, sizeof a15);
-    cubind_mock_expect_arg(&a16, sizeof a16);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&TRANS, sizeof TRANS);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&NRHS, sizeof NRHS);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+    cubind_mock_expect_arg(&IB, sizeof IB);
+    cubind_mock_expect_arg(&JB, sizeof JB);
+    cubind_mock_expect_arg(&descrB, sizeof descrB);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&info, sizeof info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_getrs(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16);
+    cubind_result = cubind_cusolverMg_getrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     assert_true(cubind_mock_matches("cusolverMgGetrs"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potrf_buffer_size(void **state)
+static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000d010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x120342;
-    void ** a3 = (void **)(uintptr_t)0x1000d040u;
-    int a4 = (int)0x120344;
-    int a5 = (int)0x120345;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000d070u;
-    cudaDataType a7 = (cudaDataType)71;
-    int64_t * a8 = (int64_t *)(uintptr_t)0x1000d090u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000d010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int N = (int)0x120342;
+    void **array_d_A = (void **)(uintptr_t)0x1000d040u;
+    int IA = (int)0x120344;
+    int JA = (int)0x120345;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000d070u;
+    cudaDataType computeType = (cudaDataType)71;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x1000d090u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potrf_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    cubind_result = cubind_cusolverMg_potrf_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgPotrf_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potrf(void **state)
+static void test_cubind_cusolverMg_potrf(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000e010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x120382;
-    void ** a3 = (void **)(uintptr_t)0x1000e040u;
-    int a4 = (int)0x120384;
-    int a5 = (int)0x120385;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000e070u;
-    cudaDataType a7 = (cudaDataType)71;
-    void ** a8 = (void **)(uintptr_t)0x1000e090u;
-    int64_t a9 = (int64_t)0x123400000e09LL;
-    int * a10 = (int *)(uintptr_t)0x1000e0b0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000e010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int N = (int)0x120382;
+    void **array_d_A = (void **)(uintptr_t)0x1000e040u;
+    int IA = (int)0x120384;
+    int JA = (int)0x120385;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000e070u;
+    cudaDataType computeType = (cudaDataType)71;
+    void **array_d_work = (void **)(uintptr_t)0x1000e090u;
+    int64_t lwork = (int64_t)0x123400000e09LL;
+    int *h_info = (int *)(uintptr_t)0x1000e0b0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&h_info, sizeof h_info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potrf(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_result = cubind_cusolverMg_potrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     assert_true(cubind_mock_matches("cusolverMgPotrf"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potrs_buffer_size(void **state)
+static void test_cubind_cusolverMg_potrs_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x1000f010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x1203c2;
-    int a3 = (int)0x1203c3;
-    void ** a4 = (void **)(uintptr_t)0x1000f050u;
-    int a5 = (int)0x1203c5;
-    int a6 = (int)0x1203c6;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000f080u;
-    void ** a8 = (void **)(uintptr_t)0x1000f090u;
-    int a9 = (int)0x1203c9;
-    int a10 = (int)0x1203ca;
-    cudaLibMgMatrixDesc_t a11 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000f0c0u;
-    cudaDataType a12 = (cudaDataType)76;
-    int64_t * a13 = (int64_t *)(uintptr_t)0x1000f0e0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x1000f010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int n = (int)0x1203c2;
+    int nrhs = (int)0x1203c3;
+    void **array_d_A = (void **)(uintptr_t)0x1000f050u;
+    int IA = (int)0x1203c5;
+    int JA = (int)0x1203c6;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000f080u;
+    void **array_d_B = (void **)(uintptr_t)0x1000f090u;
+    int IB = (int)0x1203c9;
+    int JB = (int)0x1203ca;
+    cudaLibMgMatrixDesc_t descrB = (cudaLibMgMatrixDesc_t)(uintptr_t)0x1000f0c0u;
+    cudaDataType computeType = (cudaDataType)76;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x1000f0e0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&nrhs, sizeof nrhs);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+    cubind_mock_expect_arg(&IB, sizeof IB);
+    cubind_mock_expect_arg(&JB, sizeof JB);
+    cubind_mock_expect_arg(&descrB, sizeof descrB);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potrs_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    cubind_result = cubind_cusolverMg_potrs_buffer_size(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgPotrs_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potrs(void **state)
+static void test_cubind_cusolverMg_potrs(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10010010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x120402;
-    int a3 = (int)0x120403;
-    void ** a4 = (void **)(uintptr_t)0x10010050u;
-    int a5 = (int)0x120405;
-    int a6 = (int)0x120406;
-    cudaLibMgMatrixDesc_t a7 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10010080u;
-    void ** a8 = (void **)(uintptr_t)0x10010090u;
-    int a9 = (int)0x120409;
-    int a10 = (int)0x12040a;
-    cudaLibMgMatrixDesc_t a11 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x100100c0u;
-    cudaDataType a12 = (cudaDataType)76;
-    void ** a13 = (void **)(uintptr_t)0x100100e0u;
-    int64_t a14 = (int64_t)0x12340000100eLL;
-    int * a15 = (int *)(uintptr_t)0x10010100u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_INTERNAL_ERROR;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10010010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int n = (int)0x120402;
+    int nrhs = (int)0x120403;
+    void **array_d_A = (void **)(uintptr_t)0x10010050u;
+    int IA = (int)0x120405;
+    int JA = (int)0x120406;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10010080u;
+    void **array_d_B = (void **)(uintptr_t)0x10010090u;
+    int IB = (int)0x120409;
+    int JB = (int)0x12040a;
+    cudaLibMgMatrixDesc_t descrB = (cudaLibMgMatrixDesc_t)(uintptr_t)0x100100c0u;
+    cudaDataType computeType = (cudaDataType)76;
+    void **array_d_work = (void **)(uintptr_t)0x100100e0u;
+    int64_t lwork = (int64_t)0x12340000100eLL;
+    int *h_info = (int *)(uintptr_t)0x10010100u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_INTERNAL_ERROR;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_expect_arg(&a11, sizeof a11);
-    cubind_mock_expect_arg(&a12, sizeof a12);
-    cubind_mock_expect_arg(&a13, sizeof a13);
-    cubind_mock_expect_arg(&a14, sizeof a14);
-    cubind_mock_expect_arg(&a15, sizeof a15);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&nrhs, sizeof nrhs);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+    cubind_mock_expect_arg(&IB, sizeof IB);
+    cubind_mock_expect_arg(&JB, sizeof JB);
+    cubind_mock_expect_arg(&descrB, sizeof descrB);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&h_info, sizeof h_info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potrs(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15);
+    cubind_result = cubind_cusolverMg_potrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     assert_true(cubind_mock_matches("cusolverMgPotrs"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potri_buffer_size(void **state)
+static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10011010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x120442;
-    void ** a3 = (void **)(uintptr_t)0x10011040u;
-    int a4 = (int)0x120444;
-    int a5 = (int)0x120445;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10011070u;
-    cudaDataType a7 = (cudaDataType)71;
-    int64_t * a8 = (int64_t *)(uintptr_t)0x10011090u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_NOT_SUPPORTED;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10011010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int N = (int)0x120442;
+    void **array_d_A = (void **)(uintptr_t)0x10011040u;
+    int IA = (int)0x120444;
+    int JA = (int)0x120445;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10011070u;
+    cudaDataType computeType = (cudaDataType)71;
+    int64_t *lwork = (int64_t *)(uintptr_t)0x10011090u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_NOT_SUPPORTED;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potri_buffer_size(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    cubind_result = cubind_cusolverMg_potri_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     assert_true(cubind_mock_matches("cusolverMgPotri_bufferSize"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)cubind_expected);
 }
 
-static void test_cubind_cusolverMg_potri(void **state)
+static void test_cubind_cusolverMg_potri(void **cubind_state)
 {
-    cusolverMgHandle_t a0 = (cusolverMgHandle_t)(uintptr_t)0x10012010u;
-    cublasFillMode_t a1 = (cublasFillMode_t)65;
-    int a2 = (int)0x120482;
-    void ** a3 = (void **)(uintptr_t)0x10012040u;
-    int a4 = (int)0x120484;
-    int a5 = (int)0x120485;
-    cudaLibMgMatrixDesc_t a6 = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10012070u;
-    cudaDataType a7 = (cudaDataType)71;
-    void ** a8 = (void **)(uintptr_t)0x10012090u;
-    int64_t a9 = (int64_t)0x123400001209LL;
-    int * a10 = (int *)(uintptr_t)0x100120b0u;
-    const cusolverStatus_t expected = CUSOLVER_STATUS_IRS_OUT_OF_RANGE;
-    cusolverStatus_t result;
+    cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10012010u;
+    cublasFillMode_t uplo = (cublasFillMode_t)65;
+    int N = (int)0x120482;
+    void **array_d_A = (void **)(uintptr_t)0x10012040u;
+    int IA = (int)0x120484;
+    int JA = (int)0x120485;
+    cudaLibMgMatrixDesc_t descrA = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10012070u;
+    cudaDataType computeType = (cudaDataType)71;
+    void **array_d_work = (void **)(uintptr_t)0x10012090u;
+    int64_t lwork = (int64_t)0x123400001209LL;
+    int *h_info = (int *)(uintptr_t)0x100120b0u;
+    const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_OUT_OF_RANGE;
+    cusolverStatus_t cubind_result;
 
-    (void)state;
+    (void)cubind_state;
     cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&a0, sizeof a0);
-    cubind_mock_expect_arg(&a1, sizeof a1);
-    cubind_mock_expect_arg(&a2, sizeof a2);
-    cubind_mock_expect_arg(&a3, sizeof a3);
-    cubind_mock_expect_arg(&a4, sizeof a4);
-    cubind_mock_expect_arg(&a5, sizeof a5);
-    cubind_mock_expect_arg(&a6, sizeof a6);
-    cubind_mock_expect_arg(&a7, sizeof a7);
-    cubind_mock_expect_arg(&a8, sizeof a8);
-    cubind_mock_expect_arg(&a9, sizeof a9);
-    cubind_mock_expect_arg(&a10, sizeof a10);
-    cubind_mock_set_status((int)expected);
+    cubind_mock_expect_arg(&handle, sizeof handle);
+    cubind_mock_expect_arg(&uplo, sizeof uplo);
+    cubind_mock_expect_arg(&N, sizeof N);
+    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+    cubind_mock_expect_arg(&IA, sizeof IA);
+    cubind_mock_expect_arg(&JA, sizeof JA);
+    cubind_mock_expect_arg(&descrA, sizeof descrA);
+    cubind_mock_expect_arg(&computeType, sizeof computeType);
+    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+    cubind_mock_expect_arg(&lwork, sizeof lwork);
+    cubind_mock_expect_arg(&h_info, sizeof h_info);
+    cubind_mock_set_status((int)cubind_expected);
     cubind_clear_error();
-    result = cubind_cusolverMg_potri(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    cubind_result = cubind_cusolverMg_potri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     assert_true(cubind_mock_matches("cusolverMgPotri"));
-    assert_int_equal(result, expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)expected);
+    assert_int_equal(cubind_result, cubind_expected);
+    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)cubind_expected);
 }
 
 const struct CMUnitTest cubind_passthrough_cusolverMg[] = {
