@@ -41,7 +41,7 @@ LIBRARY_SONAME := $(BUILD)/lib/libcubind.so.0
 LIBRARY_A := $(BUILD)/lib/libcubind.a
 PROBE := $(BUILD)/bin/cubind-probe
 
-.PHONY: all help deps deps-generator deps-test generate check-generated probe test test-generator \
+.PHONY: bench all help deps deps-generator deps-test generate check-generated probe test test-generator \
         test-c compilers install clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
@@ -53,6 +53,7 @@ help:
 	@echo "make probe            set up, generate, build and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make install PREFIX=  install the library, headers and probe"
+	@echo "make bench            wrapper overhead (results: bench/results.md)"
 
 # --- set-up -----------------------------------------------------------------------------------
 deps: deps-generator deps-test
@@ -111,6 +112,21 @@ install: all
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,$(PREFIX)/lib
 
 include tests/tests.mk
+
+# --- benchmarks: results and the command that produced them go to bench/results.md -------------
+BENCH := $(BUILD)/bench/wrapper_overhead
+
+$(BENCH): bench/wrapper_overhead.c $(LIBRARY_SO) $(BUILT_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -ldl
+
+# Wall-clock cost of a wrapper over a direct call, and its instructions per call (callgrind: repeatable).
+bench: $(BENCH)
+	$(BENCH)
+	valgrind --tool=callgrind --callgrind-out-file=$(BUILD)/bench/callgrind.out $(BENCH) 100000 > /dev/null 2>&1
+	@echo "instructions (callgrind, 100000 calls of each loop; inclusive of cublasGetProperty itself):"
+	@callgrind_annotate --inclusive=yes $(BUILD)/bench/callgrind.out | \
+	    grep -E "=> .*(cubind_cublas_get_property|cublasGetProperty) \(" | sort -u | sed 's/^ */  /'
 
 clean:
 	rm -rf build

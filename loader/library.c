@@ -3,11 +3,17 @@
  * resolution and introspection.
  *
  * Per library: an atomic state (untried, loaded, failed) read without a lock on
- * every slow-path call, and a recursive mutex taken only to load. A thread-local
- * flag refuses re-entry into a load in progress on the same thread (a library
- * constructor calling cubind), which a lock could not tell from a second thread.
- * pthread_atfork holds every mutex across fork() so a child never inherits one
- * locked by a thread that does not exist there.
+ * every slow-path call. Loading, and what must not run beside it, takes one
+ * process-wide lock: glibc serialises dlopen anyway, and one lock cannot be taken
+ * in two orders (per-library locks deadlocked when a library constructor loaded
+ * another library while a second thread, or fork's handler, took that one first).
+ * It is recursive through a thread-local depth, so a constructor may load another
+ * library; a thread-local flag per library refuses re-entry into a load in progress
+ * on the same thread, which a lock alone could not tell from a second thread.
+ * pthread_atfork holds the lock across fork() so a child never inherits a load half
+ * done. It is a plain mutex because the child must unlock it: glibc refuses to unlock
+ * a recursive mutex there (its owner's thread id is not the child's), which left
+ * every later load in the child blocked for ever.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,11 +32,17 @@
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 enum { LOAD_OK = 0, LOAD_FAILED = -1, LOAD_REENTERED = -2 };
 
+/* Why a load failed. Never freed: cubind_library_info hands the text out as valid for the
+ * life of the process, and another thread may be formatting it when a retry fails anew. */
+struct load_failure {
+    struct load_failure *earlier;
+    char text[];
+};
+
 struct lib_state {
-    pthread_mutex_t mutex;
     atomic_int state;
     cubind__opened lib;   /* valid once loaded */
-    char *load_error;     /* why it failed (STATE_FAILED) */
+    _Atomic(struct load_failure *) failure; /* why the latest load failed; earlier ones behind it */
     char *explicit_path;  /* cubind_set_library_path */
     void *explicit_handle; /* cubind_set_library_handle */
     int census_done;      /* functions found / missing counted */
@@ -41,32 +53,51 @@ struct lib_state {
 
 static struct lib_state states[CUBIND_LIBRARY_COUNT];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local unsigned lock_depth;
 static _Thread_local unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
 
-static void lock_all(void)
+static void init(void);
+
+static void lock(void)
 {
-    int i;
-    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
-        pthread_mutex_lock(&states[i].mutex);
+    pthread_once(&init_once, init);
+    if (lock_depth++ == 0)
+        pthread_mutex_lock(&load_lock);
 }
 
-static void unlock_all(void)
+static void unlock(void)
 {
-    int i;
-    for (i = CUBIND_LIBRARY_COUNT - 1; i >= 0; --i)
-        pthread_mutex_unlock(&states[i].mutex);
+    if (--lock_depth == 0)
+        pthread_mutex_unlock(&load_lock);
 }
 
 static void init(void)
 {
-    pthread_mutexattr_t attr;
-    int i;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
-        pthread_mutex_init(&states[i].mutex, &attr);
-    pthread_mutexattr_destroy(&attr);
-    pthread_atfork(lock_all, unlock_all, unlock_all);
+    pthread_atfork(lock, unlock, unlock);
+}
+
+static const char *failure_text(const struct lib_state *s)
+{
+    const struct load_failure *f = atomic_load_explicit(&s->failure, memory_order_acquire);
+    return f != NULL ? f->text : NULL;
+}
+
+/* Keep `why` as the latest failure; the same text as the last one is not kept twice, so
+ * retrying a missing file does not grow the process. */
+static void keep_failure(struct lib_state *s, cubind__strbuf *why)
+{
+    const char *text = cubind__strbuf_str(why);
+    struct load_failure *latest = atomic_load_explicit(&s->failure, memory_order_acquire), *f;
+    size_t length = strlen(text);
+    if (latest != NULL && strcmp(latest->text, text) == 0)
+        return;
+    f = malloc(sizeof *f + length + 1);
+    if (f == NULL)
+        return; /* the earlier reason, if any, stays */
+    f->earlier = latest;
+    memcpy(f->text, text, length + 1);
+    atomic_store_explicit(&s->failure, f, memory_order_release);
 }
 
 static int valid(cubind_library library)
@@ -84,36 +115,38 @@ static int ensure_loaded(cubind_library library)
         return LOAD_FAILED;
     if (tls_loading[library])
         return LOAD_REENTERED;
-    pthread_once(&init_once, init);
-    pthread_mutex_lock(&s->mutex);
+    lock();
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
         if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle, &s->lib, &why) == 0) {
             state = STATE_LOADED;
-            cubind__strbuf_free(&why);
         } else {
-            free(s->load_error);
-            s->load_error = cubind__strbuf_take(&why);
+            keep_failure(s, &why);
             state = STATE_FAILED;
         }
+        cubind__strbuf_free(&why);
         tls_loading[library] = 0;
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
-    pthread_mutex_unlock(&s->mutex);
+    unlock();
     return state == STATE_LOADED ? LOAD_OK : LOAD_FAILED;
 }
 
 static const char *load_error(cubind_library library, int outcome)
 {
+    const char *text;
     if (outcome == LOAD_REENTERED)
         return "it is being loaded by this very thread (a call from inside its dlopen, such as a library "
                "constructor); call again once loading has finished";
-    return states[library].load_error != NULL ? states[library].load_error : "unknown error";
+    text = failure_text(&states[library]);
+    return text != NULL ? text : "unknown error";
 }
 
-static void record_load_failure(cubind_library library, const char *function, int outcome)
+/* `function`: the C API name of the wrapper that could not be called, or NULL when
+ * `api` (cubind_load, cubind_library_info) asked for the load. */
+static void record_load_failure(cubind_library library, const char *function, const char *api, int outcome)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
     const char *status_name = cubind_status_name(library, d->status_missing_library);
@@ -123,7 +156,7 @@ static void record_load_failure(cubind_library library, const char *function, in
                              status_name != NULL ? status_name : "?", d->status_missing_library,
                              load_error(library, outcome));
     else
-        cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, "", d->status_missing_library,
+        cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, api, d->status_missing_library,
                              "lib%s could not be loaded: %s", d->name, load_error(library, outcome));
 }
 
@@ -145,7 +178,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index)
     cubind__fnptr fn;
     int outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
-        record_load_failure(library, table->names[index], outcome);
+        record_load_failure(library, table->names[index], NULL, outcome);
         return NULL;
     }
     fn = cubind__own_symbol(&states[library].lib, table->symbols[index]);
@@ -180,7 +213,7 @@ cubind_error_kind cubind_load(cubind_library library)
     outcome = ensure_loaded(library);
     if (outcome == LOAD_OK)
         return CUBIND_OK;
-    record_load_failure(library, NULL, outcome);
+    record_load_failure(library, NULL, "cubind_load", outcome);
     return CUBIND_ERROR_LIBRARY_NOT_FOUND;
 }
 
@@ -199,9 +232,8 @@ static cubind_error_kind set_source(cubind_library library, const char *function
             return CUBIND_ERROR_INVALID_ARGUMENT;
         }
     }
-    pthread_once(&init_once, init);
     s = &states[library];
-    pthread_mutex_lock(&s->mutex);
+    lock();
     if (atomic_load_explicit(&s->state, memory_order_acquire) == STATE_LOADED || tls_loading[library]) {
         result = CUBIND_ERROR_ALREADY_LOADED;
     } else {
@@ -211,7 +243,7 @@ static cubind_error_kind set_source(cubind_library library, const char *function
         s->explicit_handle = handle;
         atomic_store_explicit(&s->state, STATE_UNTRIED, memory_order_release);
     }
-    pthread_mutex_unlock(&s->mutex);
+    unlock();
     free(copy);
     if (result == CUBIND_ERROR_ALREADY_LOADED)
         cubind__error_record(result, library, function, 0,
@@ -253,7 +285,7 @@ static void census(cubind_library library)
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__libraries[library].symbols;
     size_t i;
-    pthread_mutex_lock(&s->mutex);
+    lock();
     if (!s->census_done) {
         s->missing = malloc((t->count ? t->count : 1) * sizeof *s->missing);
         s->found = s->missing_count = 0;
@@ -268,7 +300,7 @@ static void census(cubind_library library)
         }
         s->census_done = 1;
     }
-    pthread_mutex_unlock(&s->mutex);
+    unlock();
 }
 
 cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info)
@@ -295,7 +327,7 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
         info->functions_missing = d->symbols->count;
         info->missing = d->symbols->names;
         info->error = load_error(library, outcome);
-        record_load_failure(library, NULL, outcome);
+        record_load_failure(library, NULL, "cubind_library_info", outcome);
         return CUBIND_ERROR_LIBRARY_NOT_FOUND;
     }
     census(library);

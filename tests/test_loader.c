@@ -5,8 +5,8 @@
  * and 32 threads racing the first call.
  *
  * Each case runs in a fresh process (tests/scenario.h). The binary defines
- * dlopen itself, forwarding to the C library's, to count how often cubind
- * really opens a library.
+ * dlopen itself (tests/loader_support.c), forwarding to the C library's, to
+ * count how often cubind really opens a library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,113 +24,9 @@
 #include <cmocka.h>
 
 #include "cubind/cubind.h"
+#include "loader_support.h"
 #include "recorder.h"
 #include "scenario.h"
-
-/* ---- dlopen counting ------------------------------------------------------------------------ */
-
-static pthread_once_t real_dlopen_once = PTHREAD_ONCE_INIT;
-static void *(*real_dlopen)(const char *, int);
-static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
-static char opened[256][512];
-static int opened_count;
-
-static void find_real_dlopen(void)
-{
-    void *symbol = dlsym(RTLD_NEXT, "dlopen");
-    memcpy(&real_dlopen, &symbol, sizeof symbol);
-}
-
-void *dlopen(const char *file, int mode)
-{
-    pthread_once(&real_dlopen_once, find_real_dlopen);
-    if (file != NULL && !(mode & RTLD_NOLOAD)) {
-        pthread_mutex_lock(&opens_lock);
-        if (opened_count < 256)
-            snprintf(opened[opened_count++], sizeof opened[0], "%s", file);
-        pthread_mutex_unlock(&opens_lock);
-    }
-    return real_dlopen(file, mode);
-}
-
-/* How many times something containing `needle` was dlopen'ed (RTLD_NOLOAD probes excluded). */
-static int opens_of(const char *needle)
-{
-    int i, n = 0;
-    pthread_mutex_lock(&opens_lock);
-    for (i = 0; i < opened_count; ++i)
-        if (strstr(opened[i], needle) != NULL)
-            n++;
-    pthread_mutex_unlock(&opens_lock);
-    return n;
-}
-
-/* ---- helpers ---------------------------------------------------------------------------------- */
-
-static const char *mock_dir(void)
-{
-    const char *dir = getenv("CUBIND_TEST_MOCK_DIR");
-    return dir != NULL ? dir : "/nonexistent-mock-dir";
-}
-
-static const char *mock_path(const char *soname)
-{
-    static char paths[8][1024];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, sizeof paths[0], "%s/%s", mock_dir(), soname);
-    return path;
-}
-
-static const char *half_mock(const char *soname)
-{
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", getenv("CUBIND_TEST_HALF_MOCK_DIR"), soname);
-    return path;
-}
-
-/* Is a file whose path contains `needle` mapped into this process? */
-static int mapped(const char *needle)
-{
-    char line[4096];
-    int found = 0;
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (maps == NULL)
-        return -1;
-    while (!found && fgets(line, sizeof line, maps) != NULL)
-        found = strstr(line, needle) != NULL;
-    fclose(maps);
-    return found;
-}
-
-static int contains(const char *text, const char *needle)
-{
-    int found = text != NULL && strstr(text, needle) != NULL;
-    if (!found)
-        fprintf(stderr, "expected \"%s\" in: %s\n", needle, text != NULL ? text : "(null)");
-    return found;
-}
-
-static int same(const char *a, const char *b)
-{
-    int equal = a != NULL && b != NULL && strcmp(a, b) == 0;
-    if (!equal)
-        fprintf(stderr, "expected \"%s\", got \"%s\"\n", b != NULL ? b : "(null)", a != NULL ? a : "(null)");
-    return equal;
-}
-
-static const char *const mock_sonames[] = {"libcublas.so.13",   "libcublasLt.so.13",   "libcufft.so.12",
-                                           "libcurand.so.10",   "libcusolver.so.12",   "libcusolverMg.so.12",
-                                           "libcusparse.so.12", NULL};
-
-/* How many of the mock libraries are mapped. */
-static int mocks_mapped(void)
-{
-    int i, n = 0;
-    for (i = 0; mock_sonames[i] != NULL; ++i)
-        n += mapped(mock_path(mock_sonames[i])) == 1;
-    return n;
-}
 
 /* ---- scenarios (run in a child process) -------------------------------------------------------- */
 
@@ -494,16 +390,6 @@ static const struct scenario scenarios[] = {
 };
 
 /* ---- CMocka tests (parent) ---------------------------------------------------------------------- */
-
-static char env_buf[16][4096];
-static int env_next;
-
-static const char *env_of(const char *name, const char *value)
-{
-    char *entry = env_buf[env_next++ % 16];
-    snprintf(entry, sizeof env_buf[0], "%s=%s", name, value != NULL ? value : "");
-    return entry;
-}
 
 /* Environment entries that point every library at its mock. */
 #define ALL_MOCKS                                                                                           \

@@ -1,0 +1,38 @@
+# tests/faults.mk - the loader's fault, bad-input and concurrency tests (tests/test_faults.c),
+# included by tests/tests.mk.
+#
+#   make test-faults                      every case, and 200 rounds of 64 threads racing first calls
+#   CUBIND_TEST_ROUNDS=20 make test-faults   fewer rounds (under TSan, say)
+
+REENTRANT_MOCK := $(TEST_BUILD)/mock-reentrant/libcublas.so.13
+SLOW_MOCK := $(TEST_BUILD)/mock-slow/libcufft.so.12
+FAULTS_OBJECTS := $(TEST_BUILD)/obj/tests/test_faults.o $(TEST_BUILD)/obj/tests/scenario.o \
+                  $(TEST_BUILD)/obj/tests/loader_support.o
+
+.PHONY: test-faults
+
+test-c: test-faults
+test-build: $(TEST_BUILD)/test_faults $(REENTRANT_MOCK) $(SLOW_MOCK)
+
+# Like test_loader, it counts dlopen calls by defining dlopen itself: it must be exported.
+$(TEST_BUILD)/test_faults: $(FAULTS_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES) tests/faults.mk
+	$(CC) -o $@ $(FAULTS_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
+# A mock libcublas whose constructor calls cubind while cubind is loading it.
+$(REENTRANT_MOCK): generated/tests/mock_cublas.c tests/mock/reentrant_constructor.c tests/mock/reentrant_constructor.h \
+                   $(RECORDER) $(LIBRARY_SO) $(PUBLIC_HEADERS) tests/faults.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ generated/tests/mock_cublas.c \
+	    tests/mock/reentrant_constructor.c -L$(MOCK_DIR) -lcubind_mock_recorder -L$(BUILD)/lib -lcubind \
+	    -Wl,-rpath,'$$ORIGIN/../mock' -Wl,-rpath,'$$ORIGIN/../../lib' $(LDFLAGS_SAN)
+
+# A mock libcufft whose constructor sleeps (fork while another thread loads it).
+$(SLOW_MOCK): generated/tests/mock_cufft.c tests/mock/slow_constructor.c $(RECORDER) $(PUBLIC_HEADERS) tests/faults.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcufft.so.12 -o $@ generated/tests/mock_cufft.c \
+	    tests/mock/slow_constructor.c -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$ORIGIN/../mock' \
+	    $(LDFLAGS_SAN)
+
+test-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
+	    $(TEST_BUILD)/test_faults

@@ -1,0 +1,160 @@
+/* tests/loader_support.c - shared by the loader test binaries (see loader_support.h). */
+#define _GNU_SOURCE
+#include "loader_support.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- dlopen counting ------------------------------------------------------------------------ */
+
+static pthread_once_t real_dlopen_once = PTHREAD_ONCE_INIT;
+static void *(*real_dlopen)(const char *, int);
+static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
+static char opened[256][512];
+static int opened_count;
+
+static void find_real_dlopen(void)
+{
+    void *symbol = dlsym(RTLD_NEXT, "dlopen");
+    memcpy(&real_dlopen, &symbol, sizeof symbol);
+}
+
+void *dlopen(const char *file, int mode)
+{
+    pthread_once(&real_dlopen_once, find_real_dlopen);
+    if (file != NULL && !(mode & RTLD_NOLOAD)) {
+        pthread_mutex_lock(&opens_lock);
+        if (opened_count < 256)
+            snprintf(opened[opened_count++], sizeof opened[0], "%s", file);
+        pthread_mutex_unlock(&opens_lock);
+    }
+    return real_dlopen(file, mode);
+}
+
+void *uncounted_dlopen(const char *file, int mode)
+{
+    pthread_once(&real_dlopen_once, find_real_dlopen);
+    return real_dlopen(file, mode);
+}
+
+int opens_of(const char *needle)
+{
+    int i, n = 0;
+    pthread_mutex_lock(&opens_lock);
+    for (i = 0; i < opened_count; ++i)
+        if (strstr(opened[i], needle) != NULL)
+            n++;
+    pthread_mutex_unlock(&opens_lock);
+    return n;
+}
+
+/* ---- paths ------------------------------------------------------------------------------------ */
+
+const char *beside_binary(const char *name)
+{
+    static char paths[8][4096];
+    static int next;
+    char *path = paths[next++ % 8];
+    char *slash;
+    ssize_t len = readlink("/proc/self/exe", path, sizeof paths[0] - 1);
+    if (len <= 0)
+        len = 0;
+    path[len] = '\0';
+    slash = strrchr(path, '/');
+    if (slash != NULL)
+        slash[1] = '\0';
+    snprintf(path + strlen(path), sizeof paths[0] - strlen(path), "%s", name);
+    return path;
+}
+
+const char *mock_dir(void)
+{
+    static char dir[4096];
+    const char *env = getenv("CUBIND_TEST_MOCK_DIR");
+    if (dir[0] == '\0')
+        snprintf(dir, sizeof dir, "%s", env != NULL ? env : beside_binary("mock"));
+    return dir;
+}
+
+const char *half_mock_dir(void)
+{
+    static char dir[4096];
+    const char *env = getenv("CUBIND_TEST_HALF_MOCK_DIR");
+    if (dir[0] == '\0')
+        snprintf(dir, sizeof dir, "%s", env != NULL ? env : beside_binary("mock-half"));
+    return dir;
+}
+
+const char *mock_path(const char *soname)
+{
+    static char paths[8][4200];
+    static int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", mock_dir(), soname);
+    return path;
+}
+
+const char *half_mock(const char *soname)
+{
+    static char paths[8][4200];
+    static int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", half_mock_dir(), soname);
+    return path;
+}
+
+const char *const mock_sonames[] = {"libcublas.so.13",   "libcublasLt.so.13",   "libcufft.so.12",
+                                    "libcurand.so.10",   "libcusolver.so.12",   "libcusolverMg.so.12",
+                                    "libcusparse.so.12", NULL};
+
+int mapped(const char *needle)
+{
+    char line[4096];
+    int found = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL)
+        return -1;
+    while (!found && fgets(line, sizeof line, maps) != NULL)
+        found = strstr(line, needle) != NULL;
+    fclose(maps);
+    return found;
+}
+
+int mocks_mapped(void)
+{
+    int i, n = 0;
+    for (i = 0; mock_sonames[i] != NULL; ++i)
+        n += mapped(mock_path(mock_sonames[i])) == 1;
+    return n;
+}
+
+/* ---- checks ----------------------------------------------------------------------------------- */
+
+int contains(const char *text, const char *needle)
+{
+    int found = text != NULL && strstr(text, needle) != NULL;
+    if (!found)
+        fprintf(stderr, "expected \"%s\" in: %s\n", needle, text != NULL ? text : "(null)");
+    return found;
+}
+
+int same(const char *a, const char *b)
+{
+    int equal = a != NULL && b != NULL && strcmp(a, b) == 0;
+    if (!equal)
+        fprintf(stderr, "expected \"%s\", got \"%s\"\n", b != NULL ? b : "(null)", a != NULL ? a : "(null)");
+    return equal;
+}
+
+const char *env_of(const char *name, const char *value)
+{
+    static char buf[16][4096];
+    static int next;
+    char *entry = buf[next++ % 16];
+    snprintf(entry, sizeof buf[0], "%s=%s", name, value != NULL ? value : "");
+    return entry;
+}
