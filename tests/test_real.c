@@ -24,14 +24,14 @@
 
 #include "cubind/cubind.h"
 
-/* Header versions the bindings were generated from, per library (-1: not in the headers). */
+/* Header versions the bindings were generated from, per library. */
 static const int header_versions[CUBIND_LIBRARY_COUNT][3] = {
     [CUBIND_LIB_CUBLAS] = {CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH},
     [CUBIND_LIB_CUBLASLT] = {CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH},
     [CUBIND_LIB_CUFFT] = {CUFFT_VER_MAJOR, CUFFT_VER_MINOR, CUFFT_VER_PATCH},
     [CUBIND_LIB_CURAND] = {CURAND_VER_MAJOR, CURAND_VER_MINOR, CURAND_VER_PATCH},
     [CUBIND_LIB_CUSOLVER] = {CUSOLVER_VER_MAJOR, CUSOLVER_VER_MINOR, CUSOLVER_VER_PATCH},
-    [CUBIND_LIB_CUSOLVERMG] = {CUSOLVER_VER_MAJOR, -1, -1}, /* only the file name: its major */
+    [CUBIND_LIB_CUSOLVERMG] = {CUSOLVER_VER_MAJOR, CUSOLVER_VER_MINOR, CUSOLVER_VER_PATCH},
     [CUBIND_LIB_CUSPARSE] = {CUSPARSE_VER_MAJOR, CUSPARSE_VER_MINOR, CUSPARSE_VER_PATCH},
 };
 
@@ -93,8 +93,13 @@ static void test_versions_match_file_names_and_headers(void **state)
             assert_int_equal(version[i], from_soname[i]);
         for (i = 0; i < n_file; ++i)
             assert_int_equal(version[i], from_file[i]);
-        for (i = 0; i < 3; ++i)
+        /* A version asked of the library has all three parts; one read from a file name
+         * (libcusolverMg) has those the name has: libcusolverMg.so.12 here, .so.12.0.4.66 elsewhere. */
+        if (strncmp(info.version_source, "file name", 9) != 0)
+            assert_true(version[0] >= 0 && version[1] >= 0 && version[2] >= 0);
+        for (i = 0; i < 3 && version[i] >= 0; ++i)
             assert_int_equal(version[i], header_versions[lib][i]);
+        assert_true(i >= 1);
     }
 }
 

@@ -3,7 +3,7 @@
 #
 # Runs what `make gpu-build` produced, without make or a compiler (the GPU
 # machines lack CMocka and libclang; CMocka travels in BUILD_DIR/test/lib):
-# the probe, the loader and passthrough tests on mocks, the real-library tests
+# the probe, the loader, fault and passthrough tests on mocks, the real-library tests
 # (which then expect a GPU), the per-library GPU results and the sgemm example,
 # and, when compute-sanitizer is there, the GPU tests under its memcheck.
 # Exit status: the number of failed steps.
@@ -38,6 +38,7 @@ echo "machine: $(uname -srm); $(. /etc/os-release && echo "$PRETTY_NAME")"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 step "$build/bin/cubind-probe"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_loader"
+step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_faults"
 step passthrough
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
