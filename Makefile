@@ -70,7 +70,7 @@ check-generated: deps-generator
 	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) --out generated
 
 # --- library ----------------------------------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) loader/internal.h
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) -Iloader -c $< -o $@
 

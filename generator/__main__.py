@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from . import config as config_module
-from . import model, output, parse, render
+from . import macros, model, output, parse, render
 from .names import NameError_
 from .tu import ParseError
 from .typesel import TypeError_
@@ -34,7 +34,9 @@ def command_line(cuda_path: str) -> str:
 def produce(cuda_path: Path, config_path: Path) -> dict[str, str]:
     config = config_module.load(config_path)
     include = cuda_path / "include"
-    irs = [parse.build_ir(config, unit, include) for unit in config.units]
+    cuda_version = macros.cuda_version(include, config.cuda_version_header, config.cuda_version_macro,
+                                       list(config.cxx_args))
+    irs = [parse.build_ir(config, unit, include, cuda_version) for unit in config.units]
     return render.render_all(model.build(config, irs), command_line(str(cuda_path)))
 
 

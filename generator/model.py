@@ -58,8 +58,9 @@ def _declared_names(entry: dict) -> list[str]:
     return [n for n in (entry["name"], entry["typedef"]) if n]
 
 
-def _groups(entries: list[tuple[dict, dict]], guards: dict[str, str], rank: dict[str, int]) -> list[TypeGroup]:
-    """Entries (with the IR they came from) grouped by header, headers in rank order."""
+def _groups(entries: list[tuple[dict, dict]], rank: dict[str, int]) -> list[TypeGroup]:
+    """Entries (with the IR they came from) grouped by header, headers in rank order; each
+    group's guard comes from its entry's IR."""
     groups: dict[tuple[str, bool], TypeGroup] = {}
     for entry, ir in entries:
         cxx = bool(entry.get("cplusplus_class"))
@@ -94,7 +95,7 @@ def build(config: Config, irs: list[dict]) -> Model:
             if module is None:
                 shared.setdefault(_key(entry), (entry, ir))
     shared_entries = sorted(shared.values(), key=lambda pair: (rank[pair[0]["header"]], pair[0]["line"]))
-    shared_groups = _groups(shared_entries, irs[0]["guards"] | {h: g for ir in irs for h, g in ir["guards"].items()}, rank)
+    shared_groups = _groups(shared_entries, rank)
 
     modules = []
     for ir in irs:
@@ -102,7 +103,7 @@ def build(config: Config, irs: list[dict]) -> Model:
         for module in unit.modules:
             own = set(module.headers)
             entries = [(e, ir) for e in ir["types"] if e["header"] in own]
-            groups = _groups(entries, ir["guards"], rank)
+            groups = _groups(entries, rank)
             by_header = {g.header: g for g in groups}
             for constant in ir["constants"]:
                 if constant["header"] in own:

@@ -101,8 +101,9 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     }
 
 
-def build_ir(config: Config, unit: Unit, include_dir: Path) -> dict:
-    """The IR of one unit: functions, skipped declarations, types, constants, guards, versions."""
+def build_ir(config: Config, unit: Unit, include_dir: Path, cuda_version: str) -> dict:
+    """The IR of one unit: functions, skipped declarations, types, constants, guards, versions.
+    `cuda_version` is the toolkit's (macros.cuda_version), the same for every unit."""
     own = set(unit.own_headers)
     headers = list(unit.headers)
     c = parse(include_dir, headers, list(config.c_args))
@@ -162,7 +163,7 @@ def build_ir(config: Config, unit: Unit, include_dir: Path) -> dict:
         "ir_version": IR_VERSION,
         "generator_version": VERSION,
         "unit": unit.name,
-        "cuda_version": macros.cuda_version(include_dir, config.cuda_version_header, config.cuda_version_macro, list(config.cxx_args)),
+        "cuda_version": cuda_version,
         "header_version": ".".join(str(version_values[m]) for m in unit.version_macros),
         "headers": headers,
         "functions": functions,

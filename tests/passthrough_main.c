@@ -36,34 +36,26 @@ void cubind_test_assert_no_error(void)
     assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
 }
 
-/* The library must come from the mock named by its CUBIND_<LIB>_PATH. */
-static int loaded_from_mock(cubind_library library)
+/* The library must come from the mock named by `variable` (its CUBIND_<LIB>_PATH). */
+static int loaded_from_mock(cubind_library library, const char *variable)
 {
     struct cubind_library_info info;
-    char variable[64];
-    const char *expected;
-    const char *name = cubind_library_name(library);
-    size_t i;
-    snprintf(variable, sizeof variable, "CUBIND_%s_PATH", name);
-    for (i = 0; variable[i] != '\0'; ++i)
-        if (variable[i] >= 'a' && variable[i] <= 'z')
-            variable[i] = (char)(variable[i] - 'a' + 'A');
-    expected = getenv(variable);
+    const char *expected = getenv(variable);
     if (expected == NULL || cubind_library_info(library, &info) != CUBIND_OK || strcmp(info.path, expected) != 0 ||
         strcmp(info.found_by, variable) != 0 || info.functions_missing != 0) {
-        fprintf(stderr, "passthrough: lib%s is not the mock named by %s (%s)\n", name, variable,
-                cubind_last_error()->message);
+        fprintf(stderr, "passthrough: lib%s is not the mock named by %s (%s)\n", cubind_library_name(library),
+                variable, cubind_last_error()->message);
         return -1;
     }
     return 0;
 }
 
-#define GROUP(lib_enum, name)                                                                                   \
+#define GROUP(lib_enum, name, variable)                                                                         \
     static int setup_##name(void **state)                                                                      \
     {                                                                                                          \
         (void)state;                                                                                           \
         cubind_mock_set_passthrough(1);                                                                        \
-        return loaded_from_mock(lib_enum);                                                                     \
+        return loaded_from_mock(lib_enum, variable);                                                           \
     }
 CUBIND_PASSTHROUGH_GROUPS(GROUP)
 #undef GROUP
@@ -72,7 +64,7 @@ int main(void)
 {
     int failed = 0;
     size_t total = 0;
-#define GROUP(lib_enum, name)                                                                                   \
+#define GROUP(lib_enum, name, variable)                                                                         \
     failed += _cmocka_run_group_tests("passthrough_" #name, cubind_passthrough_##name,                          \
                                       cubind_passthrough_##name##_count, setup_##name, NULL);                   \
     total += cubind_passthrough_##name##_count;

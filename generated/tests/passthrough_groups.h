@@ -26,14 +26,14 @@ extern const size_t cubind_passthrough_cusolverMg_count;
 extern const struct CMUnitTest cubind_passthrough_cusparse[];
 extern const size_t cubind_passthrough_cusparse_count;
 
-/* X(library enum, library name) for every library. */
+/* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \
-    X(CUBIND_LIB_CUBLAS, cublas) \
-    X(CUBIND_LIB_CUBLASLT, cublasLt) \
-    X(CUBIND_LIB_CUFFT, cufft) \
-    X(CUBIND_LIB_CURAND, curand) \
-    X(CUBIND_LIB_CUSOLVER, cusolver) \
-    X(CUBIND_LIB_CUSOLVERMG, cusolverMg) \
-    X(CUBIND_LIB_CUSPARSE, cusparse)
+    X(CUBIND_LIB_CUBLAS, cublas, "CUBIND_CUBLAS_PATH") \
+    X(CUBIND_LIB_CUBLASLT, cublasLt, "CUBIND_CUBLASLT_PATH") \
+    X(CUBIND_LIB_CUFFT, cufft, "CUBIND_CUFFT_PATH") \
+    X(CUBIND_LIB_CURAND, curand, "CUBIND_CURAND_PATH") \
+    X(CUBIND_LIB_CUSOLVER, cusolver, "CUBIND_CUSOLVER_PATH") \
+    X(CUBIND_LIB_CUSOLVERMG, cusolverMg, "CUBIND_CUSOLVERMG_PATH") \
+    X(CUBIND_LIB_CUSPARSE, cusparse, "CUBIND_CUSPARSE_PATH")
 
 #endif /* CUBIND_PASSTHROUGH_GROUPS_H */
