@@ -7,6 +7,8 @@
 
 PYTHON := /usr/bin/python3
 CUDA_PATH ?= /usr/local/cuda
+# Header directories searched before $(CUDA_PATH)/include (NCCL or cuDNN installed outside the toolkit).
+INCLUDE_DIRS ?=
 PREFIX ?= /usr/local
 # SAN=address,undefined or SAN=thread builds everything with that sanitizer, in its own tree.
 SAN ?=
@@ -64,10 +66,10 @@ deps-test:
 
 # --- generator --------------------------------------------------------------------------------
 generate: deps-generator
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) --out generated
+	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
 
 check-generated: deps-generator
-	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) --out generated
+	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
 
 # --- library ----------------------------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)

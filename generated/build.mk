@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 CUBIND_SONAME_cublasLt := libcublasLt.so.13
@@ -19,3 +19,13 @@ CUBIND_SONAME_cusolverMg := libcusolverMg.so.12
 CUBIND_ENV_cusolverMg := CUBIND_CUSOLVERMG_PATH
 CUBIND_SONAME_cusparse := libcusparse.so.12
 CUBIND_ENV_cusparse := CUBIND_CUSPARSE_PATH
+CUBIND_SONAME_runtime := libcudart.so.13
+CUBIND_ENV_runtime := CUBIND_RUNTIME_PATH
+CUBIND_SONAME_driver := libcuda.so.1
+CUBIND_ENV_driver := CUBIND_DRIVER_PATH
+CUBIND_SONAME_nvrtc := libnvrtc.so.13
+CUBIND_ENV_nvrtc := CUBIND_NVRTC_PATH
+CUBIND_SONAME_nvjitlink := libnvJitLink.so.13
+CUBIND_ENV_nvjitlink := CUBIND_NVJITLINK_PATH
+CUBIND_SONAME_nccl := libnccl.so.2
+CUBIND_ENV_nccl := CUBIND_NCCL_PATH

@@ -1,7 +1,7 @@
 """Command line of the cubind generator.
 
-    python3 -m generator generate [--cuda-path DIR] [--out DIR]
-    python3 -m generator check    [--cuda-path DIR] [--out DIR]
+    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
+    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
           write the tree; nothing is written unless every step succeeded.
@@ -25,19 +25,26 @@ from .typesel import TypeError_
 DEFAULT_CUDA = "/usr/local/cuda"
 
 
-def command_line(cuda_path: str) -> str:
+def command_line(cuda_path: str, include_dirs: list[str]) -> str:
     """The command stamped into every file: the one that regenerates it."""
     suffix = "" if cuda_path == DEFAULT_CUDA else f" CUDA_PATH={cuda_path}"
+    if include_dirs:
+        suffix += f" INCLUDE_DIRS='{' '.join(include_dirs)}'"
     return f"make generate{suffix}"
 
 
-def produce(cuda_path: Path, config_path: Path) -> dict[str, str]:
+def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None) -> dict[str, str]:
     config = config_module.load(config_path)
-    include = cuda_path / "include"
+    extra = tuple(Path(d) for d in include_dirs or ())
+    include = (*extra, cuda_path / "include")
     cuda_version = macros.cuda_version(include, config.cuda_version_header, config.cuda_version_macro,
                                        list(config.cxx_args))
-    irs = [parse.build_ir(config, unit, include, cuda_version) for unit in config.units]
-    return render.render_all(model.build(config, irs), command_line(str(cuda_path)))
+    irs = [
+        parse.build_ir(config, unit, (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include"),
+                       cuda_version)
+        for unit in config.units
+    ]
+    return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,10 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=["generate", "check"])
     parser.add_argument("--cuda-path", default=DEFAULT_CUDA, help="CUDA toolkit root (its include/ is parsed)")
     parser.add_argument("--out", default="generated", help="the generated tree")
+    parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
+                        help="search DIR for headers before the toolkit's (NCCL or cuDNN outside it); repeatable")
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
     args = parser.parse_args(argv)
     try:
-        files = produce(Path(args.cuda_path), Path(args.config))
+        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2

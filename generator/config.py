@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +28,23 @@ class Module:
 
 
 @dataclass(frozen=True)
+class Exclusion:
+    pattern: str   # fnmatch pattern over C function names
+    reason: str
+
+
+@dataclass(frozen=True)
 class Unit:
     name: str
     headers: tuple[str, ...]
     version_macros: tuple[str, ...]
     modules: tuple[Module, ...]
+    include_dirs: tuple[str, ...] = ()
+    exclude: tuple[Exclusion, ...] = ()
+
+    def exclusion(self, name: str) -> Exclusion | None:
+        """The configured exclusion that matches a function name, or None."""
+        return next((e for e in self.exclude if fnmatch.fnmatchcase(name, e.pattern)), None)
 
     def module_for_function(self, name: str) -> Module | None:
         """The module whose prefix is the longest prefix of `name`."""
@@ -46,15 +59,39 @@ class Unit:
         return tuple(h for m in self.modules for h in m.headers)
 
 
+VERSION_KINDS = ("property", "encoded", "major-minor", "file-name")
+
+
+@dataclass(frozen=True)
+class VersionQuery:
+    """How a library reports its version: `property` a GetProperty-style function
+    (libraryPropertyType, int *); `encoded` one integer (returned, or through an int * out-parameter)
+    split by `encoding`: part i = value % encoding[i-1] / encoding[i] (13000 with [1000, 10] -> 13.0,
+    22809 with [10000, 100, 1] -> 2.28.9); `major-minor` two out-parameters; `file-name` no function:
+    the numbers after ".so." in the loaded file's real name."""
+    kind: str
+    function: str | None = None
+    encoding: tuple[int, ...] = ()
+    # statuses of the query that mean the file is not the library (the driver's link stub)
+    refuse: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass(frozen=True)
 class Library:
     name: str
+    id: int
     sonames: tuple[str, ...]
     status_type: str
     status_success: str
     status_missing_library: str
     status_missing_symbol: str
-    version_query: str
+    version: VersionQuery
+    # the soname's number is the library's major version (libcublas.so.13 is 13.x; libcuda.so.1 is not)
+    soname_versioned: bool = True
+
+    @property
+    def version_query(self) -> str:
+        return self.version.function or "file-name"
 
     @property
     def env_var(self) -> str:
@@ -115,6 +152,8 @@ def load(path: Path = CONFIG_PATH) -> Config:
             name=u["name"],
             headers=tuple(u["headers"]),
             version_macros=tuple(u.get("version_macros", ())),
+            include_dirs=tuple(u.get("include_dirs", ())),
+            exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
             modules=tuple(
                 Module(
                     m["name"],
@@ -128,18 +167,25 @@ def load(path: Path = CONFIG_PATH) -> Config:
         )
         for u in raw["unit"]
     )
-    libraries = tuple(
+    libraries = tuple(sorted((
         Library(
             name=lib["name"],
+            id=lib["id"],
             sonames=tuple(lib["sonames"]),
             status_type=lib["status_type"],
             status_success=lib["status_success"],
             status_missing_library=lib["status_missing_library"],
             status_missing_symbol=lib["status_missing_symbol"],
-            version_query=lib["version_query"],
+            version=VersionQuery(
+                kind=lib["version"]["kind"],
+                function=lib["version"].get("function"),
+                encoding=tuple(lib["version"].get("encoding", ())),
+                refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
+            ),
+            soname_versioned=lib.get("soname_versioned", True),
         )
         for lib in raw["library"]
-    )
+    ), key=lambda lib: lib.id))
     config = Config(
         cuda_version_header=gen["cuda_version_header"],
         cuda_version_macro=gen["cuda_version_macro"],
@@ -155,6 +201,18 @@ def load(path: Path = CONFIG_PATH) -> Config:
 
 def _validate(config: Config) -> None:
     names = {lib.name for lib in config.libraries}
+    ids = sorted(lib.id for lib in config.libraries)
+    if ids != list(range(len(ids))):
+        raise ConfigError(f"library ids must be 0..{len(ids) - 1}, each once (they are pinned: never renumber): {ids}")
+    for lib in config.libraries:
+        query = lib.version
+        if query.kind not in VERSION_KINDS:
+            raise ConfigError(f"library {lib.name}: version kind {query.kind!r} is not one of {VERSION_KINDS}")
+        if (query.function is None) != (query.kind == "file-name"):
+            raise ConfigError(f"library {lib.name}: version kind {query.kind} needs a function exactly when it "
+                              "is not file-name")
+        if (query.kind == "encoded") != bool(query.encoding):
+            raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):

@@ -22,9 +22,10 @@ INTEGER_KINDS = frozenset(
 FLOATING_KINDS = frozenset({TK.FLOAT, TK.DOUBLE, TK.LONGDOUBLE, TK.HALF, TK.FLOAT128})
 
 
-def declare(t: ci.Type, name: str = "") -> str:
-    """The C declaration of `name` with type `t`; with no name, the abstract declarator (a type name)."""
-    return _declare(t, name).strip()
+def declare(t: ci.Type, name: str = "", base: str | None = None) -> str:
+    """The C declaration of `name` with type `t`; with no name, the abstract declarator (a type name).
+    `base` replaces the spelling of the innermost type (a record declared in place)."""
+    return _declare(t, name, base).strip()
 
 
 def _qualifiers(t: ci.Type) -> str:
@@ -38,15 +39,15 @@ def _qualifiers(t: ci.Type) -> str:
     return " ".join(words)
 
 
-def _declare(t: ci.Type, inner: str) -> str:
+def _declare(t: ci.Type, inner: str, base: str | None = None) -> str:
     kind = t.kind
     if kind == TK.POINTER:
         quals = _qualifiers(t)
         return _pointer_to(t.get_pointee(), (quals + (" " if inner else "") if quals else "") + inner)
     if kind == TK.CONSTANTARRAY:
-        return _declare(t.element_type, f"{inner}[{t.element_count}]")
+        return _declare(t.element_type, f"{inner}[{t.element_count}]", base)
     if kind == TK.INCOMPLETEARRAY:
-        return _declare(t.element_type, f"{inner}[]")
+        return _declare(t.element_type, f"{inner}[]", base)
     if kind == TK.FUNCTIONPROTO:
         args = [declare(a) for a in t.argument_types()]
         if t.is_function_variadic():
@@ -54,10 +55,10 @@ def _declare(t: ci.Type, inner: str) -> str:
         return _declare(t.get_result(), f"{inner}({', '.join(args) or 'void'})")
     if kind == TK.FUNCTIONNOPROTO:
         return _declare(t.get_result(), f"{inner}()")
-    base = t.spelling
+    spelling = t.spelling if base is None else base
     if not inner:
-        return base
-    return f"{base} {inner}"
+        return spelling
+    return f"{spelling} {inner}"
 
 
 def _pointer_to(pointee: ci.Type, inner: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from . import clang_ext
-from .tu import Parsed, parse
+from .tu import IncludeDirs, Parsed, parse
 
 CK = ci.CursorKind
 TK = ci.TokenKind
@@ -35,7 +35,7 @@ def body_tokens(macro: ci.Cursor) -> list[ci.Token]:
     return list(macro.get_tokens())[1:]
 
 
-def evaluate(include_dir: Path, headers: list[str], args: list[str], names: list[str]) -> dict[str, int]:
+def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], names: list[str]) -> dict[str, int]:
     """Integer value of each macro that expands to an integer constant expression.
 
     Each name becomes `constexpr auto v = (NAME);` in one C++ translation unit
@@ -45,7 +45,7 @@ def evaluate(include_dir: Path, headers: list[str], args: list[str], names: list
     if not names:
         return {}
     lines = "".join(f"constexpr auto cubind_eval_{i} = ({name});\n" for i, name in enumerate(names))
-    parsed = parse(include_dir, headers, args, extra_source=lines, name="cubind_eval")
+    parsed = parse(include_dirs, headers, args, extra_source=lines, name="cubind_eval")
     bad_lines = {
         d.location.line
         for d in parsed.tu.diagnostics
@@ -72,7 +72,7 @@ def integer_constants(parsed: Parsed, headers: set[str], args: list[str], unit_h
     replacement text (kept as written, so 0x01ull << 32 stays unsigned long long)."""
     macros = macro_definitions(parsed, headers)
     names = [m.spelling for m in macros if body_tokens(m)]
-    values = evaluate(parsed.include_dir, unit_headers, args, names)
+    values = evaluate(parsed.include_dirs, unit_headers, args, names)
     constants = []
     known: set[str] = set()
     for macro in macros:
@@ -96,14 +96,80 @@ def integer_constants(parsed: Parsed, headers: set[str], args: list[str], unit_h
     return constants
 
 
-def function_aliases(parsed: Parsed, headers: set[str], functions: set[str]) -> dict[str, str]:
-    """`#define cublasSgemm cublasSgemm_v2`: public name -> exported symbol, for declared functions."""
+def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], args: list[str],
+                     unit_headers: list[str]) -> dict[str, str]:
+    """Macros that name a declared function: public name -> exported symbol. `#define cublasSgemm
+    cublasSgemm_v2`, and also `#define cuMemcpyHtoDAsync __CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)`,
+    whose wrapper macro picks the per-thread (_ptsz) or the default entry point: the compiler
+    expands each candidate as NVIDIA's headers are configured by default, and the declaration it
+    refers to is the symbol (the default-stream one)."""
+    candidates = [
+        m.spelling for m in macro_definitions(parsed, headers)
+        if m.spelling not in functions and any(t.spelling in functions for t in body_tokens(m))
+    ]
+    if not candidates:
+        return {}
+    lines = "".join(f"void (*const cubind_alias_{i})(void) = (void (*)(void))&{name};\n"
+                    for i, name in enumerate(candidates))
+    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias")
     aliases = {}
-    for macro in macro_definitions(parsed, headers):
-        tokens = body_tokens(macro)
-        if len(tokens) == 1 and tokens[0].kind == TK.IDENTIFIER and tokens[0].spelling in functions:
-            aliases[macro.spelling] = tokens[0].spelling
+    for cursor in probe.tu.cursor.get_children():
+        if cursor.kind != CK.VAR_DECL or not cursor.spelling.startswith("cubind_alias_"):
+            continue
+        target = _referenced_function(cursor)
+        if target in functions:
+            aliases[candidates[int(cursor.spelling.removeprefix("cubind_alias_"))]] = target
     return aliases
+
+
+def _referenced_function(cursor: ci.Cursor) -> str | None:
+    """The function a declaration's initializer takes the address of."""
+    for node in cursor.walk_preorder():
+        if node.kind == CK.DECL_REF_EXPR and node.referenced is not None and \
+                node.referenced.kind == CK.FUNCTION_DECL:
+            return node.referenced.spelling
+    return None
+
+
+def forwarding_target(cursor: ci.Cursor, functions: set[str]) -> str | None:
+    """The function a static inline definition only forwards to, or None: the body must be exactly
+    `{ return <f>(<its parameters, in order>); }` with <f> one of `functions`. nvJitLink's header
+    maps nvJitLinkCreate to the exported __nvJitLinkCreate_13_0 this way instead of by a macro."""
+    body = _definition_body(cursor)
+    if body is None:
+        return None
+    params = [a.spelling for a in cursor.get_arguments()]
+    call: list[str] = []
+    for i, name in enumerate(params):
+        call += ([","] if i else []) + [name]
+    if len(body) < 6 or body[1] != "return" or body[2] not in functions:
+        return None
+    if body[3:] != ["(", *call, ")", ";", "}"]:
+        return None
+    return body[2]
+
+
+def _definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
+    """The tokens of a function definition's body, `{` to its matching `}`, read from the file
+    (the parse skips function bodies, so the cursor's own extent ends at the declarator)."""
+    start = cursor.extent.start
+    if start.file is None:
+        return None
+    tu = cursor.translation_unit
+    path = Path(start.file.name)
+    end = ci.SourceLocation.from_offset(tu, start.file, min(start.offset + limit, path.stat().st_size))
+    tokens = [t.spelling for t in tu.get_tokens(extent=ci.SourceRange.from_locations(start, end))
+              if t.kind != TK.COMMENT]
+    end_of_declarator = [t.spelling for t in cursor.get_tokens() if t.kind != TK.COMMENT]
+    rest = tokens[len(end_of_declarator):]
+    if not rest or rest[0] != "{":
+        return None
+    depth = 0
+    for i, token in enumerate(rest):
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        if depth == 0:
+            return rest[: i + 1]
+    return None
 
 
 def _directives(tokens: list[ci.Token]):
@@ -128,13 +194,39 @@ def _directives(tokens: list[ci.Token]):
 
 
 def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
-    path = parsed.include_dir / header
+    path = parsed.path_of(header)
     file = parsed.tu.get_file(str(path))
     size = path.stat().st_size
     extent = ci.SourceRange.from_locations(
         ci.SourceLocation.from_offset(parsed.tu, file, 0), ci.SourceLocation.from_offset(parsed.tu, file, size)
     )
     return list(parsed.tu.get_tokens(extent=extent))
+
+
+def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
+    """`#ifndef M` / `#define M` ... `#endif` blocks inside a header (not its include guard), as
+    (M, first line, last line): NVIDIA declares a type in two headers this way (CUuuid_st in cuda.h
+    and driver_types.h), and cubind must repeat the guard for the headers to mix in any order."""
+    directives = [d for d in _directives(_file_tokens(parsed, header))]
+    words = [[t.spelling for t in d] for d in directives]
+    include_guard = None
+    if len(words) >= 2 and words[0][1:2] == ["ifndef"] and words[1][1:3] == ["define", words[0][2]]:
+        include_guard = words[0][2]
+    blocks = []
+    stack: list[tuple[str | None, int]] = []
+    for i, (tokens, w) in enumerate(zip(directives, words)):
+        keyword = w[1] if len(w) > 1 else ""
+        if keyword in ("if", "ifdef", "ifndef"):
+            guard = None
+            if (keyword == "ifndef" and len(w) == 3 and w[2] != include_guard and i + 1 < len(words)
+                    and words[i + 1][1:3] == ["define", w[2]]):
+                guard = w[2]
+            stack.append((guard, tokens[0].location.line))
+        elif keyword == "endif" and stack:
+            guard, first = stack.pop()
+            if guard is not None:
+                blocks.append((guard, first, tokens[0].location.line))
+    return blocks
 
 
 def presence_macro(candidates: list[Parsed], header: str) -> str:
@@ -169,9 +261,9 @@ def presence_macro(candidates: list[Parsed], header: str) -> str:
     raise ValueError(f"{header}: no include guard and no unconditional macro to tell whether it was included")
 
 
-def cuda_version(include_dir: Path, header: str, macro: str, args: list[str]) -> str:
+def cuda_version(include_dirs: IncludeDirs, header: str, macro: str, args: list[str]) -> str:
     """CUDA_VERSION 13000 -> '13.0'."""
-    value = evaluate(include_dir, [header], args, [macro]).get(macro)
+    value = evaluate(include_dirs, [header], args, [macro]).get(macro)
     if value is None:
         raise ValueError(f"{macro} is not defined by {header}")
     return f"{value // 1000}.{value % 1000 // 10}"

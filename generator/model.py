@@ -38,6 +38,8 @@ class LibraryModel:
     modules: list[str]
     header_version: str
     status_constants: list[dict]  # every value of the status enum
+    first_call: dict | None = None    # tests: a status-returning function callable with zeros
+    missing_call: dict | None = None  # tests: one the half mock (even slots only) lacks
 
 
 @dataclass
@@ -126,6 +128,10 @@ def build(config: Config, irs: list[dict]) -> Model:
         functions = [f for ir in irs for f in ir["functions"] if f["library"] == library.name]
         unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
         status = _status_enum(irs, library.status_type)
+        callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
+        first = next((f for _, f in callable_ if f["name"] == library.version.function), None)
+        first = first or next((f for _, f in callable_), None)
+        missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
         libraries.append(
             LibraryModel(
                 library,
@@ -133,9 +139,17 @@ def build(config: Config, irs: list[dict]) -> Model:
                 sorted({f["module"] for f in functions}, key=[m.name for m in config.modules].index),
                 "/".join(sorted(unit_versions)),
                 status,
+                first,
+                missing,
             )
         )
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
+
+
+def _callable_with_zeros(function: dict) -> bool:
+    """Returns a status and takes only pointers, integers and enums (tests call it with zeros)."""
+    return function["returns_status"] and all(p["category"] in ("pointer", "integer", "enum")
+                                              for p in function["params"])
 
 
 def _status_enum(irs: list[dict], type_name: str) -> list[dict]:

@@ -54,20 +54,26 @@ def camel_to_snake(part: str) -> str:
     return (lead + part).lower()
 
 
-def snake_name(c_name: str, prefix: str, exceptions: dict[str, str] | None = None) -> str:
-    """The nvmath.bindings function name of C function `c_name` in the module with `prefix`."""
+def snake_name(c_name: str, prefix: str, exceptions: dict[str, str] | None = None,
+               others: frozenset[str] = frozenset()) -> str:
+    """The nvmath.bindings function name of C function `c_name` in the module with `prefix`.
+    `others` are the other public names of the library: where the name without `_v2` is one of
+    them (the driver's cuCtxGetDevice and cuCtxGetDevice_v2), `_v2` names a second function,
+    not an ABI version of the first, and stays."""
     if exceptions and c_name in exceptions:
         return exceptions[c_name]
     if not c_name.startswith(prefix) or len(c_name) == len(prefix):
         raise ValueError(f"{c_name} does not start with module prefix {prefix}")
-    rest = strip_abi_suffix(c_name)[len(prefix) :]
+    stripped = strip_abi_suffix(c_name)
+    rest = (c_name if stripped in others else stripped)[len(prefix) :]
     words = [camel_to_snake(part) for part in rest.split("_") if part]
     return "_".join(words)
 
 
-def cubind_name(module: str, c_name: str, prefix: str, exceptions: dict[str, str] | None = None) -> str:
+def cubind_name(module: str, c_name: str, prefix: str, exceptions: dict[str, str] | None = None,
+                others: frozenset[str] = frozenset()) -> str:
     """cubind_<module>_<snake>, the wrapper's name."""
-    return f"cubind_{module}_{snake_name(c_name, prefix, exceptions)}"
+    return f"cubind_{module}_{snake_name(c_name, prefix, exceptions, others)}"
 
 
 # C11/C23 and C++ keywords: the generated headers are read by both languages.

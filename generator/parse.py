@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
 
 import clang.cindex as ci
 
@@ -10,7 +10,7 @@ from . import VERSION, clang_ext, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
-from .tu import Parsed, parse, top_level
+from .tu import IncludeDirs, Parsed, parse, top_level
 from .typesel import TypeSelector, referenced_names
 
 CK = ci.CursorKind
@@ -72,7 +72,8 @@ def _param(arg: ci.Cursor, index: int) -> dict:
     }
 
 
-def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_only: bool, status_types: dict) -> dict:
+def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_only: bool, status_types: dict,
+              publics: frozenset[str]) -> dict:
     module = unit.module_for_function(public)
     if module is None:
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
@@ -84,7 +85,7 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         "symbol": cursor.spelling,
         "module": module.name,
         "library": library,
-        "cubind_name": cubind_name(module.name, public, module.prefix, module.exceptions),
+        "cubind_name": cubind_name(module.name, public, module.prefix, module.exceptions, publics),
         "header": parsed.relative(cursor.location.file),
         "line": cursor.location.line,
         "returns": {
@@ -101,13 +102,13 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     }
 
 
-def build_ir(config: Config, unit: Unit, include_dir: Path, cuda_version: str) -> dict:
+def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version: str) -> dict:
     """The IR of one unit: functions, skipped declarations, types, constants, guards, versions.
     `cuda_version` is the toolkit's (macros.cuda_version), the same for every unit."""
     own = set(unit.own_headers)
     headers = list(unit.headers)
-    c = parse(include_dir, headers, list(config.c_args))
-    cxx = parse(include_dir, headers, list(config.cxx_args))
+    c = parse(include_dirs, headers, list(config.c_args))
+    cxx = parse(include_dirs, headers, list(config.cxx_args))
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 
     bound: list[tuple[Parsed, ci.Cursor, bool]] = []
@@ -115,7 +116,9 @@ def build_ir(config: Config, unit: Unit, include_dir: Path, cuda_version: str) -
     c_names: set[str] = set()
     for cursor in _functions(c, own):
         c_names.add(cursor.spelling)
-        reason = _skip_reason(cursor, cxx=False, c_names=set())
+        exclusion = unit.exclusion(cursor.spelling)
+        reason = f"excluded by configuration ({exclusion.pattern}): {exclusion.reason}" if exclusion else None
+        reason = reason or _skip_reason(cursor, cxx=False, c_names=set())
         if reason:
             skipped.append(_skipped(c, cursor, reason))
         else:
@@ -130,15 +133,22 @@ def build_ir(config: Config, unit: Unit, include_dir: Path, cuda_version: str) -
             bound.append((cxx, cursor, True))
 
     symbols = {cursor.spelling for _, cursor, _ in bound}
-    aliases = macros.function_aliases(c, own, symbols)
+    aliases = macros.function_aliases(c, own, symbols, list(config.c_args), headers)
+    for cursor in _functions(c, own):
+        target = macros.forwarding_target(cursor, symbols) if cursor.storage_class == ci.StorageClass.STATIC else None
+        if target is not None:
+            aliases[cursor.spelling] = target
+            skipped = [s for s in skipped if s["name"] != cursor.spelling]
     public_of = {symbol: public for public, symbol in aliases.items()}
 
+    publics = frozenset(public_of.get(cursor.spelling, cursor.spelling) for _, cursor, _ in bound)
     functions = [
-        _function(parsed, cursor, public_of.get(cursor.spelling, cursor.spelling), unit, cxx_only, status_types)
+        _function(parsed, cursor, public_of.get(cursor.spelling, cursor.spelling), unit, cxx_only, status_types,
+                  publics)
         for parsed, cursor, cxx_only in bound
     ]
 
-    selector = TypeSelector(c, own)
+    selector = TypeSelector(c, own, functools.cache(lambda header: macros.define_guards(c, header)))
     selector.seed_own_headers()
     for parsed, cursor, cxx_only in bound:
         types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
@@ -153,18 +163,24 @@ def build_ir(config: Config, unit: Unit, include_dir: Path, cuda_version: str) -
     guards = {}
     for header in sorted({t["header"] for t in types} | {k["header"] for k in constants}):
         guards[header] = macros.presence_macro([c, cxx], header)
+        blocks = macros.define_guards(c, header)
+        for entry in types:
+            if entry["header"] == header:
+                entry["define_guard"] = next((m for m, first, last in blocks if first < entry["line"] < last), None)
 
-    version_values = macros.evaluate(include_dir, headers, list(config.cxx_args), list(unit.version_macros))
+    # Headers with no version macros of their own (NVRTC, nvJitLink) are the toolkit's version.
+    version_values = macros.evaluate(include_dirs, headers, list(config.cxx_args), list(unit.version_macros))
     missing = [m for m in unit.version_macros if m not in version_values]
     if missing:
         raise IRError(f"unit {unit.name}: version macros {', '.join(missing)} are not defined")
+    header_version = ".".join(str(version_values[m]) for m in unit.version_macros) or cuda_version
 
     return {
         "ir_version": IR_VERSION,
         "generator_version": VERSION,
         "unit": unit.name,
         "cuda_version": cuda_version,
-        "header_version": ".".join(str(version_values[m]) for m in unit.version_macros),
+        "header_version": header_version,
         "headers": headers,
         "functions": functions,
         "skipped": skipped,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import clang.cindex as ci
@@ -18,35 +19,65 @@ class ParseError(Exception):
     """A header is missing or does not parse; the message names it."""
 
 
+IncludeDirs = tuple[Path, ...]
+
+
 @dataclass
 class Parsed:
     tu: ci.TranslationUnit
-    include_dir: Path
+    include_dirs: IncludeDirs   # searched in order, as -I options
 
     def relative(self, file: ci.File | None) -> str | None:
-        """A file's path relative to the include directory (its #include spelling), or None."""
+        """A file's path relative to the include directory it is in (its #include spelling), or None."""
         if file is None:
             return None
-        path = Path(file.name)
+        return _relative(file.name, self.include_dirs)
+
+    def path_of(self, header: str) -> Path:
+        """Where `#include <header>` is found."""
+        return find_header(self.include_dirs, header) or self.include_dirs[0] / header
+
+
+@cache
+def _resolved(path: str) -> Path:
+    return Path(path).resolve()
+
+
+@cache
+def _relative(name: str, include_dirs: IncludeDirs) -> str | None:
+    # Cached: libclang asks for the same few hundred files hundreds of thousands of times.
+    path = _resolved(name)
+    for directory in include_dirs:
         try:
-            return path.resolve().relative_to(self.include_dir.resolve()).as_posix()
+            return path.relative_to(_resolved(str(directory))).as_posix()
         except ValueError:
-            return None
+            continue
+    return None
 
 
-def parse(include_dir: Path, headers: list[str], args: list[str], extra_source: str = "", name: str = "cubind") -> Parsed:
+def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
+    for directory in include_dirs:
+        if (directory / header).is_file():
+            return directory / header
+    return None
+
+
+def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_source: str = "",
+          name: str = "cubind") -> Parsed:
     """Parse `#include <h>` for each header (then `extra_source`) as one translation unit."""
-    if not include_dir.is_dir():
-        raise ParseError(f"include directory {include_dir} does not exist")
+    for directory in include_dirs:
+        if not directory.is_dir():
+            raise ParseError(f"include directory {directory} does not exist")
     for header in headers:
-        if not (include_dir / header).is_file():
-            raise ParseError(f"header {header} not found in {include_dir}")
+        if find_header(include_dirs, header) is None:
+            raise ParseError(f"header {header} not found in {', '.join(map(str, include_dirs))}")
     language = args[args.index("-x") + 1] if "-x" in args else "c"
     source_name = f"{name}.{'cpp' if language == 'c++' else 'c'}"
     source = "".join(f"#include <{h}>\n" for h in headers) + extra_source
     index = ci.Index.create()
+    includes = [f"-I{d}" for d in include_dirs]
     try:
-        tu = index.parse(source_name, args=[*args, f"-I{include_dir}"], unsaved_files=[(source_name, source)], options=_OPTIONS)
+        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)], options=_OPTIONS)
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(f"libclang could not parse {', '.join(headers)}: {exc}") from exc
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error and not _in_main_file(d, source_name)]
@@ -54,7 +85,7 @@ def parse(include_dir: Path, headers: list[str], args: list[str], extra_source: 
         first = errors[0]
         where = f"{first.location.file.name}:{first.location.line}" if first.location.file else source_name
         raise ParseError(f"{where}: {first.spelling} (while parsing {', '.join(headers)}; {len(errors)} error(s))")
-    return Parsed(tu, include_dir)
+    return Parsed(tu, include_dirs)
 
 
 def _in_main_file(diagnostic: ci.Diagnostic, source_name: str) -> bool:

@@ -55,9 +55,11 @@ def referenced_names(t: ci.Type) -> set[str]:
 
 
 class TypeSelector:
-    def __init__(self, c: Parsed, own_headers: set[str]):
+    def __init__(self, c: Parsed, own_headers: set[str], define_guards=None):
         self.c = c
         self.own_headers = own_headers
+        # header -> its `#ifndef M / #define M` blocks (macros.define_guards): a block is repeated whole
+        self.define_guards = define_guards or (lambda header: [])
         self.order: list[ci.Cursor] = []  # one cursor per declaration, TU order
         self.by_usr: dict[str, ci.Cursor] = {}
         self.by_name: dict[str, ci.Cursor] = {}
@@ -115,13 +117,24 @@ class TypeSelector:
             self.standard_headers.add(STANDARD_TYPES[cursor.spelling])
             return
         self.needed.add(usr)
+        header, line = self.header(cursor), cursor.location.line
+        for _, first, last in self.define_guards(header):
+            if first < line < last:
+                for other in self.order:
+                    if self.header(other) == header and first < other.location.line < last:
+                        self.visit_decl(other)
         if cursor.kind == CK.TYPEDEF_DECL:
             self.visit_type(cursor.underlying_typedef_type)
         elif cursor.kind in RECORD_DECLS:
-            definition = cursor.get_definition()
-            for field in definition.get_children() if definition else ():
-                if field.kind == CK.FIELD_DECL:
-                    self.visit_type(field.type)
+            self.visit_fields(cursor.get_definition())
+
+    def visit_fields(self, definition: ci.Cursor | None) -> None:
+        """The field types of a record, through the records nested in it."""
+        for field in definition.get_children() if definition else ():
+            if field.kind == CK.FIELD_DECL:
+                self.visit_type(field.type)
+            elif field.kind in RECORD_DECLS:
+                self.visit_fields(field)
 
     def visit_cxx_type(self, t: ci.Type, cxx: Parsed) -> None:
         """A type of a C++-only function: use the C declaration of the same name, or declare
@@ -224,26 +237,7 @@ class TypeSelector:
         entry["explicit_align"] = None
         if definition is None:
             return entry
-        natural = 1
-        uses: set[str] = set()
-        for field in definition.get_children():
-            if field.kind in RECORD_DECLS + (CK.ENUM_DECL,):
-                raise TypeError_(f"{entry['header']}:{field.location.line}: nested type declarations are not supported")
-            if field.kind != CK.FIELD_DECL:
-                continue
-            width = field.get_bitfield_width() if field.is_bitfield() else None
-            entry["fields"].append(
-                {
-                    "name": field.spelling,
-                    "type": field.type.spelling,
-                    "canonical": field.type.get_canonical().spelling,
-                    "decl": declare(field.type, field.spelling),
-                    "offset_bits": field.get_field_offsetof(),
-                    "bit_width": width,
-                }
-            )
-            natural = max(natural, field.type.get_align())
-            uses |= referenced_names(field.type)
+        entry["fields"], uses, natural = _fields(definition, entry["header"])
         if entry["align"] > natural:
             entry["explicit_align"] = entry["align"]
         entry["uses"] = sorted(uses - {entry["name"]})
@@ -259,3 +253,91 @@ class TypeSelector:
         entry["size"] = cursor.type.get_size()
         entry["align"] = cursor.type.get_align()
         return entry
+
+
+def _record_of(t: ci.Type) -> ci.Cursor | None:
+    """The record declaration of a (possibly array) type, or None."""
+    while t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        t = t.element_type
+    if t.kind == TK.ELABORATED:
+        t = t.get_named_type()
+    return t.get_declaration() if t.kind == TK.RECORD else None
+
+
+def _fields(definition: ci.Cursor, header: str | None) -> tuple[list[dict], set[str], int]:
+    """A record's fields, the names they use and their largest alignment. A record declared
+    inside it is declared in place, in the field that uses it (as NVIDIA's header does); one
+    without a name and without a field is a C11 anonymous member."""
+    fields: list[dict] = []
+    uses: set[str] = set()
+    natural = 1
+    children = list(definition.get_children())
+    inner_records = {c.get_usr() for c in children if c.kind in RECORD_DECLS}
+    used_by_field = set()
+    for child in children:
+        record = _record_of(child.type) if child.kind == CK.FIELD_DECL else None
+        if record is not None and record.get_usr() in inner_records:
+            used_by_field.add(record.get_usr())
+    for child in children:
+        if child.kind == CK.ENUM_DECL:
+            raise TypeError_(f"{header}:{child.location.line}: enums declared inside a record are not supported")
+        if child.kind in RECORD_DECLS:
+            if child.get_usr() in used_by_field:
+                continue
+            if child.spelling:
+                raise TypeError_(f"{header}:{child.location.line}: a named record declared inside a record "
+                                 "without a field is not supported")
+            inner, inner_uses, _ = _fields(child, header)
+            fields.append(_nested_field("", _record_kind(child), None, inner, child))
+            uses |= inner_uses
+            natural = max(natural, child.type.get_align())
+            continue
+        if child.kind != CK.FIELD_DECL:
+            continue
+        width = child.get_bitfield_width() if child.is_bitfield() else None
+        record = _record_of(child.type)
+        if record is not None and record.get_usr() in inner_records:
+            inner, inner_uses, _ = _fields(record, header)
+            field = _nested_field(child.spelling, _record_kind(record), record.spelling or None, inner, child)
+            field["decl"] = declare(child.type, child.spelling, base=_inline_record(field["record"]))
+            uses |= inner_uses
+        else:
+            field = {
+                "name": child.spelling,
+                "type": child.type.spelling,
+                "canonical": child.type.get_canonical().spelling,
+                "decl": declare(child.type, child.spelling),
+                "offset_bits": child.get_field_offsetof(),
+                "bit_width": width,
+                "record": None,
+            }
+            uses |= referenced_names(child.type)
+        natural = max(natural, child.type.get_align())
+        fields.append(field)
+    return fields, uses, natural
+
+
+def _record_kind(cursor: ci.Cursor) -> str:
+    return "struct" if cursor.kind == CK.STRUCT_DECL else "union"
+
+
+def _inline_record(record: dict) -> str:
+    """`struct [name] { <fields> }`: a record declared in place, in the field that uses it."""
+    body = " ".join(f"{f['decl']}{'' if f['bit_width'] is None else ' : %d' % f['bit_width']};"
+                    for f in record["fields"])
+    name = f" {record['name']}" if record["name"] else ""
+    return f"{record['kind']}{name} {{ {body} }}"
+
+
+def _nested_field(name: str, kind: str, record_name: str | None, fields: list[dict], cursor: ci.Cursor) -> dict:
+    record = {"kind": kind, "name": record_name, "fields": fields}
+    inline = _inline_record(record)
+    return {
+        "name": name,
+        "type": inline,
+        "canonical": inline,
+        "decl": f"{inline} {name}".strip(),
+        "offset_bits": cursor.get_field_offsetof() if name else None,
+        "bit_width": None,
+        "record": record,
+    }

@@ -124,6 +124,38 @@ static void *try_root(const cubind__library_desc *d, const char *root, cubind__s
     return NULL;
 }
 
+/* 1 (after closing the handle and saying why) when the file answers its version query with a status
+ * that says it is not the library: the driver's link-time stub answers CUDA_ERROR_STUB_LIBRARY. */
+static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
+{
+    int status = 0, version[3];
+    size_t i;
+    void *address;
+    cubind__fnptr query;
+    if (d->refused_count == 0 || d->version_query == NULL)
+        return 0;
+    address = dlsym(handle, d->version_query_name);
+    if (address == NULL)
+        return 0;
+    memcpy(&query, &address, sizeof query);
+    if (d->version_query(query, version, &status) == 0)
+        return 0;
+    for (i = 0; i < d->refused_count; ++i) {
+        if (status == d->refused_statuses[i]) {
+            struct link_map *map = NULL;
+            cubind__strbuf_printf(why, "; ");
+            if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL)
+                cubind__strbuf_escaped(why, map->l_name);
+            const char *name = cubind_status_name(cubind_library_from_name(d->name), status);
+            cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", d->version_query_name,
+                                  name != NULL ? name : "a status", status, d->refusal_reasons[i]);
+            dlclose(handle);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void *discover(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
                       const char **found_by, cubind__strbuf *why)
 {
@@ -138,7 +170,8 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
     if (explicit_path != NULL) {
         *found_by = "cubind_set_library_path";
         cubind__strbuf_printf(why, "cubind_set_library_path: ");
-        return open_path(explicit_path, why);
+        handle = open_path(explicit_path, why);
+        return handle != NULL && refused(d, handle, why) ? NULL : handle;
     }
     env = getenv(d->env_var);
     if (env != NULL && env[0] != '\0') {
@@ -150,12 +183,13 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
                                        "relative to the working directory)");
             return NULL;
         }
-        return open_path(env, why);
+        handle = open_path(env, why);
+        return handle != NULL && refused(d, handle, why) ? NULL : handle;
     }
     cubind__strbuf_printf(why, "%s unset; already loaded: none of", d->env_var);
     for (i = 0; i < d->soname_count; ++i) {
         handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_NOLOAD);
-        if (handle != NULL) {
+        if (handle != NULL && !refused(d, handle, why)) {
             *found_by = "already loaded";
             return handle;
         }
@@ -163,11 +197,12 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
     }
     for (i = 0; i < d->soname_count; ++i) {
         handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle != NULL) {
+        if (handle == NULL) {
+            cubind__strbuf_printf(why, "; system loader: %s", dl_reason());
+        } else if (!refused(d, handle, why)) {
             *found_by = "system loader";
             return handle;
         }
-        cubind__strbuf_printf(why, "; system loader: %s", dl_reason());
     }
     for (i = 0; i <= sizeof root_vars / sizeof root_vars[0]; ++i) {
         const char *name = i < sizeof root_vars / sizeof root_vars[0] ? root_vars[i] : default_root;
@@ -181,7 +216,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
             continue;
         }
         handle = try_root(d, root, why);
-        if (handle != NULL) {
+        if (handle != NULL && !refused(d, handle, why)) {
             *found_by = name;
             return handle;
         }

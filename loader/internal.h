@@ -47,6 +47,9 @@ typedef struct cubind__library_desc {
     size_t soname_count;
     const char *version_query_name;     /* "cublasGetProperty", or NULL: read the file name */
     cubind__version_query version_query;
+    const int *refused_statuses;        /* statuses of the version query that mean "not this library" */
+    const char *const *refusal_reasons; /* what such a file is, one per status */
+    size_t refused_count;
     int status_success;
     int status_missing_library;
     int status_missing_symbol;

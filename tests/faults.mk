@@ -7,7 +7,7 @@
 REENTRANT_MOCK := $(TEST_BUILD)/mock-reentrant/libcublas.so.13
 SLOW_MOCK := $(TEST_BUILD)/mock-slow/libcufft.so.12
 FAULTS_OBJECTS := $(TEST_BUILD)/obj/tests/test_faults.o $(TEST_BUILD)/obj/tests/scenario.o \
-                  $(TEST_BUILD)/obj/tests/loader_support.o
+                  $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES)
 
 .PHONY: test-faults
 

@@ -107,9 +107,6 @@ const char *half_mock(const char *soname)
     return path;
 }
 
-const char *const mock_sonames[] = {"libcublas.so.13",   "libcublasLt.so.13",   "libcufft.so.12",
-                                    "libcurand.so.10",   "libcusolver.so.12",   "libcusolverMg.so.12",
-                                    "libcusparse.so.12", NULL};
 
 int mapped(const char *needle)
 {
@@ -126,9 +123,10 @@ int mapped(const char *needle)
 
 int mocks_mapped(void)
 {
-    int i, n = 0;
-    for (i = 0; mock_sonames[i] != NULL; ++i)
-        n += mapped(mock_path(mock_sonames[i])) == 1;
+    size_t i;
+    int n = 0;
+    for (i = 0; i < cubind_test_library_count; ++i)
+        n += mapped(mock_path(cubind_test_libraries[i].sonames[0])) == 1;
     return n;
 }
 

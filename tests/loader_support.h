@@ -9,6 +9,8 @@
 #ifndef CUBIND_TEST_LOADER_SUPPORT_H
 #define CUBIND_TEST_LOADER_SUPPORT_H
 
+#include "library_cases.h"
+
 /* How many times something containing `needle` was dlopen'ed (RTLD_NOLOAD probes excluded). */
 int opens_of(const char *needle);
 
@@ -29,8 +31,8 @@ const char *mock_path(const char *soname);
 /* "<half_mock_dir>/<soname>", in one of 8 rotating buffers. */
 const char *half_mock(const char *soname);
 
-/* The soname of each mock, in cubind_library order, NULL-terminated. */
-extern const char *const mock_sonames[];
+/* The soname of each mock, in cubind_library order (tests/library_cases.h). */
+#define mock_sonames_of(lib) (cubind_test_libraries[(lib)].sonames[0])
 /* How many of the mock libraries are mapped. */
 int mocks_mapped(void);
 

@@ -52,45 +52,18 @@
 /* The status the mocks return in the scenarios that set it: no library's fixed code. */
 #define MOCK_STATUS 3
 
-static const char *const env_names[CUBIND_LIBRARY_COUNT] = {
-    "CUBIND_CUBLAS_PATH", "CUBIND_CUBLASLT_PATH",   "CUBIND_CUFFT_PATH",   "CUBIND_CURAND_PATH",
-    "CUBIND_CUSOLVER_PATH", "CUBIND_CUSOLVERMG_PATH", "CUBIND_CUSPARSE_PATH"};
-
-/* DESIGN.md's table: what a wrapper returns when its library cannot be loaded. */
-static const int missing_library_status[CUBIND_LIBRARY_COUNT] = {
-    CUBLAS_STATUS_NOT_INITIALIZED,   CUBLAS_STATUS_NOT_INITIALIZED,   CUFFT_SETUP_FAILED,
-    CURAND_STATUS_INITIALIZATION_FAILED, CUSOLVER_STATUS_NOT_INITIALIZED, CUSOLVER_STATUS_NOT_INITIALIZED,
-    CUSPARSE_STATUS_NOT_INITIALIZED};
-static const char *const missing_library_status_name[CUBIND_LIBRARY_COUNT] = {
-    "CUBLAS_STATUS_NOT_INITIALIZED",   "CUBLAS_STATUS_NOT_INITIALIZED",   "CUFFT_SETUP_FAILED",
-    "CURAND_STATUS_INITIALIZATION_FAILED", "CUSOLVER_STATUS_NOT_INITIALIZED", "CUSOLVER_STATUS_NOT_INITIALIZED",
-    "CUSPARSE_STATUS_NOT_INITIALIZED"};
-
+/* Each library's facts, from the configuration (generated/tests/library_cases.c). */
+#define env_names(lib) (cubind_test_libraries[(lib)].env_var)
+#define missing_library_status(lib) (cubind_test_libraries[(lib)].status_missing_library)
+#define missing_library_status_name(lib) (cubind_test_libraries[(lib)].status_missing_library_name)
 /* One status-returning wrapper of each library, and the C API name it records. */
-static const char *const first_function[CUBIND_LIBRARY_COUNT] = {
-    "cublasCreate", "cublasLtCreate", "cufftCreate", "curandCreateGenerator",
-    "cusolverDnCreate", "cusolverMgCreate", "cusparseCreate"};
+#define first_function_of(lib) (cubind_test_libraries[(lib)].first_call_function)
 
 static int first_call(cubind_library library)
 {
-    switch (library) {
-    case CUBIND_LIB_CUBLAS:
-        return (int)cubind_cublas_create(&(cublasHandle_t){0});
-    case CUBIND_LIB_CUBLASLT:
-        return (int)cubind_cublasLt_create(&(cublasLtHandle_t){0});
-    case CUBIND_LIB_CUFFT:
-        return (int)cubind_cufft_create(&(cufftHandle){0});
-    case CUBIND_LIB_CURAND:
-        return (int)cubind_curand_create_generator(&(curandGenerator_t){0}, CURAND_RNG_PSEUDO_DEFAULT);
-    case CUBIND_LIB_CUSOLVER:
-        return (int)cubind_cusolverDn_create(&(cusolverDnHandle_t){0});
-    case CUBIND_LIB_CUSOLVERMG:
-        return (int)cubind_cusolverMg_create(&(cusolverMgHandle_t){0});
-    case CUBIND_LIB_CUSPARSE:
-        return (int)cubind_cusparse_create(&(cusparseHandle_t){0});
-    default:
+    if (library < 0 || (size_t)library >= cubind_test_library_count)
         return -1;
-    }
+    return cubind_test_libraries[library].first_call();
 }
 
 /* Does the calling thread's record say exactly this? Prints both when not. */
@@ -174,40 +147,40 @@ static int scenario_fault(void)
     const char *path = must_getenv("CUBIND_TEST_PATH");
     const char *reason = must_getenv("CUBIND_TEST_REASON");
     int opens = atoi(must_getenv("CUBIND_TEST_OPENS"));
-    const char *function = first_function[library];
+    const char *function = first_function_of(library);
     const char *name = cubind_library_name(library);
     struct cubind_library_info info;
     char expect[8192];
 
     alarm(20); /* a FIFO, say, must not block the load */
     /* a wrapper: the fixed status, and a record naming the function, the path and the reason */
-    CHECK(first_call(library) == missing_library_status[library]);
-    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, function, missing_library_status[library],
-                    missing_library_status_name[library]));
+    CHECK(first_call(library) == missing_library_status(library));
+    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, function, missing_library_status(library),
+                    missing_library_status_name(library)));
     snprintf(expect, sizeof expect, "%s: lib%s could not be loaded, so the call returns %s (%d): lib%s not found; "
-             "tried: %s=%s: ", function, name, missing_library_status_name[library], missing_library_status[library],
-             name, env_names[library], escaped(path));
+             "tried: %s=%s: ", function, name, missing_library_status_name(library), missing_library_status(library),
+             name, env_names(library), escaped(path));
     CHECK(contains(cubind_last_error()->message, expect));
     CHECK(contains(cubind_last_error()->message, reason));
     CHECK(printable(cubind_last_error()->message));
     /* cubind_load: the first outcome, the same record */
     cubind_clear_error();
     CHECK(cubind_load(library) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
-    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, "cubind_load", missing_library_status[library],
-                    missing_library_status_name[library]));
+    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, "cubind_load", missing_library_status(library),
+                    missing_library_status_name(library)));
     snprintf(expect, sizeof expect, "lib%s could not be loaded: lib%s not found; tried: %s=%s: ", name, name,
-             env_names[library], escaped(path));
+             env_names(library), escaped(path));
     CHECK(contains(cubind_last_error()->message, expect));
     CHECK(contains(cubind_last_error()->message, reason));
     /* cubind_library_info */
     CHECK(cubind_library_info(library, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
-    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, "cubind_library_info", missing_library_status[library],
-                    missing_library_status_name[library]));
+    CHECK(record_is(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, "cubind_library_info", missing_library_status(library),
+                    missing_library_status_name(library)));
     CHECK(info.found == 0 && info.path == NULL && info.soname == NULL);
     CHECK(info.functions > 0 && info.functions_missing == info.functions && info.functions_found == 0);
     CHECK(contains(info.error, escaped(path)) && contains(info.error, reason));
     /* tried once, and never anything else */
-    CHECK(first_call(library) == missing_library_status[library]);
+    CHECK(first_call(library) == missing_library_status(library));
     CHECK(opens_of(path) == opens);
     CHECK(opens_of(name) == opens);
     CHECK(mapped(path) == 0);
@@ -548,9 +521,9 @@ static int scenario_half(void)
                   CUBLAS_STATUS_NOT_SUPPORTED, "libcublas.so.13", "77.1.2");
     CHECK_PRESENT(cubind_cublas_create(&(cublasHandle_t){0}), CUBIND_LIB_CUBLAS, "cublasCreate");
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
-        CHECK(check_half((cubind_library)lib, mock_sonames[lib]) == 0);
+        CHECK(check_half((cubind_library)lib, mock_sonames_of(lib)) == 0);
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
-        CHECK(opens_of(half_mock(mock_sonames[lib])) == 1);
+        CHECK(opens_of(half_mock(mock_sonames_of(lib))) == 1);
     return 0;
 }
 
@@ -802,10 +775,10 @@ static int forked_child_checks(cubind_library loaded, cubind_library fresh)
     alarm(20);
     CHECK(first_call(loaded) == MOCK_STATUS);
     CHECK(cubind_library_info(loaded, &info) == CUBIND_OK && info.found == 1);
-    CHECK(opens_of(mock_sonames[loaded]) == 1);
+    CHECK(opens_of(mock_sonames_of(loaded)) == 1);
     CHECK(cubind_load(fresh) == CUBIND_OK);
     CHECK(first_call(fresh) == MOCK_STATUS);
-    CHECK(record_is(CUBIND_ERROR_STATUS, fresh, first_function[fresh], MOCK_STATUS, NULL));
+    CHECK(record_is(CUBIND_ERROR_STATUS, fresh, first_function_of(fresh), MOCK_STATUS, NULL));
     CHECK(cubind_library_info(fresh, &info) == CUBIND_OK && info.found == 1);
     CHECK(cubind_set_library_path(fresh, "/elsewhere/lib.so") == CUBIND_ERROR_ALREADY_LOADED);
     return 0;
@@ -1146,8 +1119,8 @@ static int scenario_stress(void)
         size_t prefix = strlen(call->function);
         if (library == bad) {
             /* the library's fixed status, and the same message (after the function's name) */
-            if (out->result != missing_library_status[library] || out->kind != CUBIND_ERROR_LIBRARY_NOT_FOUND ||
-                out->status != missing_library_status[library] || strcmp(out->function, call->function) != 0 ||
+            if (out->result != missing_library_status(library) || out->kind != CUBIND_ERROR_LIBRARY_NOT_FOUND ||
+                out->status != missing_library_status(library) || strcmp(out->function, call->function) != 0 ||
                 strncmp(out->message, call->function, prefix) != 0 || strncmp(out->message + prefix, ": ", 2) != 0) {
                 fprintf(stderr, "thread %d, %s: result %d kind %d status %d function %s: %s\n", i, call->function,
                         out->result, (int)out->kind, out->status, out->function, out->message);
@@ -1175,7 +1148,7 @@ static int scenario_stress(void)
             CHECK(contains(suffix[lib], must_getenv("CUBIND_TEST_REASON")));
             CHECK(opens_of(must_getenv("CUBIND_TEST_PATH")) == atoi(must_getenv("CUBIND_TEST_OPENS")));
         } else {
-            CHECK(opens_of(mock_path(mock_sonames[lib])) == 1); /* exactly one real dlopen */
+            CHECK(opens_of(mock_path(mock_sonames_of(lib))) == 1); /* exactly one real dlopen */
             queries += lib != CUBIND_LIB_CUSOLVERMG;             /* the version: 3 cu*GetProperty calls */
         }
     }
@@ -1273,7 +1246,7 @@ static void run(const char *name, const char *const *env)
 static void run_fault(cubind_library library, const char *path, const char *reason, int opens)
 {
     char opens_text[8];
-    const char *env[] = {env_of(env_names[library], path), env_of("CUBIND_TEST_LIB", cubind_library_name(library)),
+    const char *env[] = {env_of(env_names(library), path), env_of("CUBIND_TEST_LIB", cubind_library_name(library)),
                          env_of("CUBIND_TEST_PATH", path), env_of("CUBIND_TEST_REASON", reason),
                          (snprintf(opens_text, sizeof opens_text, "%d", opens), env_of("CUBIND_TEST_OPENS", opens_text)),
                          NULL};
@@ -1522,12 +1495,12 @@ static void test_stress_first_calls(void **state)
         int truncated = round % 4 == 3;
         for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
             if (lib != bad)
-                env[n++] = env_of(env_names[lib], mock_path(mock_sonames[lib]));
+                env[n++] = env_of(env_names(lib), mock_path(mock_sonames_of(lib)));
         snprintf(round_text, sizeof round_text, "%d", round);
         env[n++] = env_of("CUBIND_TEST_ROUND", round_text);
         if (bad >= 0) {
             const char *path = truncated ? cut_path : junk_path;
-            snprintf(bad_env, sizeof bad_env, "%s=%s", env_names[bad], path);
+            snprintf(bad_env, sizeof bad_env, "%s=%s", env_names(bad), path);
             env[n++] = bad_env;
             env[n++] = env_of("CUBIND_TEST_BAD_LIB", cubind_library_name((cubind_library)bad));
             env[n++] = env_of("CUBIND_TEST_PATH", path);

@@ -20,20 +20,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cubind/cubind.h"
+#include "library_cases.h"
 
-/* Header versions the bindings were generated from, per library. */
-static const int header_versions[CUBIND_LIBRARY_COUNT][3] = {
-    [CUBIND_LIB_CUBLAS] = {CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH},
-    [CUBIND_LIB_CUBLASLT] = {CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH},
-    [CUBIND_LIB_CUFFT] = {CUFFT_VER_MAJOR, CUFFT_VER_MINOR, CUFFT_VER_PATCH},
-    [CUBIND_LIB_CURAND] = {CURAND_VER_MAJOR, CURAND_VER_MINOR, CURAND_VER_PATCH},
-    [CUBIND_LIB_CUSOLVER] = {CUSOLVER_VER_MAJOR, CUSOLVER_VER_MINOR, CUSOLVER_VER_PATCH},
-    [CUBIND_LIB_CUSOLVERMG] = {CUSOLVER_VER_MAJOR, CUSOLVER_VER_MINOR, CUSOLVER_VER_PATCH},
-    [CUBIND_LIB_CUSPARSE] = {CUSPARSE_VER_MAJOR, CUSPARSE_VER_MINOR, CUSPARSE_VER_PATCH},
-};
+/* Whether this machine has the library where discovery looks: a file of one of its sonames
+ * that the system loader or $CUDA_PATH/lib64 (default /usr/local/cuda) provides. The driver,
+ * libcuda.so.1, comes with a GPU driver, not with the toolkit: without one it is not found. */
+static int expected_present(const struct cubind_test_library *t)
+{
+    const char *root = getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    size_t i;
+    for (i = 0; i < t->soname_count; ++i) {
+        char path[4096];
+        void *handle = dlopen(t->sonames[i], RTLD_NOW | RTLD_LOCAL);
+        if (handle != NULL) {
+            dlclose(handle);
+            return 1;
+        }
+        snprintf(path, sizeof path, "%s/lib64/%s", root, t->sonames[i]);
+        if (access(path, F_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* "13.1.0" -> 13, 1, 0; returns how many parts. */
+static int parse_version(const char *text, int version[3])
+{
+    return sscanf(text, "%d.%d.%d", &version[0], &version[1], &version[2]);
+}
 
 /* Numbers after ".so." in a file name: libcublas.so.13.1.0.3 -> 13, 1, 0. */
 static int name_version(const char *path, int version[3])
@@ -72,14 +90,27 @@ static int gpu_present(void)
 
 static void test_versions_match_file_names_and_headers(void **state)
 {
-    int lib, i;
+    size_t lib;
+    int i;
     (void)state;
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
+    for (lib = 0; lib < cubind_test_library_count; ++lib) {
+        const struct cubind_test_library *t = &cubind_test_libraries[lib];
         struct cubind_library_info info;
         int version[3] = {-1, -1, -1}, from_soname[3] = {-1, -1, -1}, from_file[3] = {-1, -1, -1};
-        int n_soname, n_file;
-        print_message("%-11s ", cubind_library_name((cubind_library)lib));
-        assert_int_equal(cubind_library_info((cubind_library)lib, &info), CUBIND_OK);
+        int header[3] = {-1, -1, -1};
+        int n_soname, n_file, n_header, parts = t->version_parts ? t->version_parts : 3;
+        print_message("%-11s ", t->name);
+        if (!expected_present(t)) {
+            /* not on this machine: not found, and the record lists every place tried */
+            assert_int_equal(cubind_library_info(t->library, &info), CUBIND_ERROR_LIBRARY_NOT_FOUND);
+            assert_int_equal(info.found, 0);
+            print_message("not found (%s)\n", info.error);
+            assert_non_null(strstr(info.error, t->sonames[0]));
+            assert_non_null(strstr(info.error, t->env_var));
+            assert_non_null(strstr(info.error, "system loader"));
+            continue;
+        }
+        assert_int_equal(cubind_library_info(t->library, &info), CUBIND_OK);
         version[0] = info.version_major;
         version[1] = info.version_minor;
         version[2] = info.version_patch;
@@ -89,30 +120,64 @@ static void test_versions_match_file_names_and_headers(void **state)
         n_file = name_version(info.real_path, from_file);
         assert_true(n_soname >= 1);
         assert_true(n_file >= 1);
-        for (i = 0; i < n_soname; ++i)
+        for (i = 0; i < n_soname && t->soname_versioned; ++i)
             assert_int_equal(version[i], from_soname[i]);
-        for (i = 0; i < n_file; ++i)
+        for (i = 0; i < n_file && i < parts && t->soname_versioned; ++i)
             assert_int_equal(version[i], from_file[i]);
-        /* A version asked of the library has all three parts; one read from a file name
-         * (libcusolverMg) has those the name has: libcusolverMg.so.12 here, .so.12.0.4.66 elsewhere. */
-        if (strncmp(info.version_source, "file name", 9) != 0)
-            assert_true(version[0] >= 0 && version[1] >= 0 && version[2] >= 0);
-        for (i = 0; i < 3 && version[i] >= 0; ++i)
-            assert_int_equal(version[i], header_versions[lib][i]);
+        /* A version asked of the library has the parts its kind of query gives (13.0 from
+         * cudaRuntimeGetVersion, 2.28.9 from ncclGetVersion); one read from a file name
+         * (libcusolverMg) has those the name has. */
+        for (i = 0; i < t->version_parts; ++i)
+            assert_true(version[i] >= 0);
+        for (i = parts; i < 3; ++i)
+            assert_int_equal(version[i], -1);
+        n_header = parse_version(t->header_version, header);
+        for (i = 0; i < n_header && version[i] >= 0; ++i)
+            assert_int_equal(version[i], header[i]);
         assert_true(i >= 1);
     }
+}
+
+/* A library whose version query can refuse a file (the driver's link-time stub answers
+ * CUDA_ERROR_STUB_LIBRARY): the toolkit's lib64/stubs copy, given explicitly, is refused. */
+static void test_stubs_are_refused(void **state)
+{
+    const char *root = getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    size_t lib, tested = 0;
+    (void)state;
+    for (lib = 0; lib < cubind_test_library_count; ++lib) {
+        const struct cubind_test_library *t = &cubind_test_libraries[lib];
+        struct cubind_library_info info;
+        char stub[4096];
+        const char *dot = strstr(t->sonames[0], ".so");
+        if (t->version_refusals == 0 || dot == NULL || expected_present(t))
+            continue;
+        snprintf(stub, sizeof stub, "%s/lib64/stubs/%.*s.so", root, (int)(dot - t->sonames[0]), t->sonames[0]);
+        if (access(stub, F_OK) != 0)
+            continue;
+        assert_int_equal(cubind_set_library_path(t->library, stub), CUBIND_OK);
+        assert_int_equal(cubind_library_info(t->library, &info), CUBIND_ERROR_LIBRARY_NOT_FOUND);
+        print_message("%s: %s\n", t->name, info.error);
+        assert_non_null(strstr(info.error, "refused"));
+        assert_non_null(strstr(info.error, "stub"));
+        assert_int_equal(cubind_set_library_path(t->library, NULL), CUBIND_OK);
+        tested++;
+    }
+    if (tested == 0)
+        skip();
 }
 
 /* cubind's census of missing functions agrees with dlsym on the same object. */
 static void test_missing_functions_are_really_missing(void **state)
 {
-    int lib;
-    size_t i;
+    size_t lib, i;
     (void)state;
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
+    for (lib = 0; lib < cubind_test_library_count; ++lib) {
         struct cubind_library_info info;
         void *handle;
-        assert_int_equal(cubind_library_info((cubind_library)lib, &info), CUBIND_OK);
+        if (!expected_present(&cubind_test_libraries[lib]))
+            continue;
+        assert_int_equal(cubind_library_info(cubind_test_libraries[lib].library, &info), CUBIND_OK);
         handle = dlopen(info.path, RTLD_NOW | RTLD_NOLOAD);
         assert_non_null(handle);
         assert_int_equal(info.functions_found + info.functions_missing, info.functions);
@@ -243,6 +308,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions_match_file_names_and_headers),
         cmocka_unit_test(test_missing_functions_are_really_missing),
+        cmocka_unit_test(test_stubs_are_refused),
         cmocka_unit_test(test_cuda_13_0_missing_symbols),
         cmocka_unit_test(test_missing_symbol_call),
         cmocka_unit_test(test_handle_creation),

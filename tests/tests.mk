@@ -21,7 +21,9 @@ CUDA_RUNTIME_LIBS := -L$(CUDA_PATH)/lib64 -lcudart -Wl,-rpath,$(CUDA_PATH)/lib64
 MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_DIR))/$(CUBIND_SONAME_$(l)))
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
-C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real
+C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries
+# Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
+LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
 PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
                          $(wildcard generated/tests/passthrough_*.c))
@@ -80,11 +82,18 @@ $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FI
 
 # test_loader counts dlopen calls by defining dlopen itself: it must be exported.
 $(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o \
-                           $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+                           $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
+                           $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
-$(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
+$(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_CASES) $(LIBRARY_SO) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) -lcmocka -ldl
+
+# Every library of the configuration on its mock (tests/test_libraries.c).
+$(TEST_BUILD)/test_libraries: $(TEST_BUILD)/obj/tests/test_libraries.o $(TEST_BUILD)/obj/tests/scenario.o \
+                              $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
+                              $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
 # The README's example, built against NVIDIA's runtime headers (cubind's headers then use NVIDIA's types).
 $(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
@@ -128,9 +137,11 @@ test-passthrough: $(PASSTHROUGH) $(MOCKS)
 	    { grep -v "^\[       OK \]\|^\[ RUN      \]" $(TEST_BUILD)/passthrough.log; exit 1; }
 	@grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $(TEST_BUILD)/passthrough.log
 
-test-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
+test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(TEST_BUILD)/test_loader
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
+	    $(TEST_BUILD)/test_libraries
 
 # NVIDIA's libraries keep a few allocations of a failed handle creation (no GPU): LeakSanitizer
 # is told to ignore leaks allocated inside them, never ours.
@@ -144,6 +155,8 @@ test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_faults $(MOCKS) $(HA
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(VALGRIND) $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
+	    $(VALGRIND) $(TEST_BUILD)/test_libraries
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    CUBIND_TEST_ROUNDS=4 $(VALGRIND) $(TEST_BUILD)/test_faults
 
 test-probe: $(PROBE) deps-test
@@ -151,7 +164,7 @@ test-probe: $(PROBE) deps-test
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)
-	@if readelf -d $(LIBRARY_SONAME) | grep NEEDED | grep -i -E "cu(da|blas|fft|rand|solver|sparse)"; then \
+	@if readelf -d $(LIBRARY_SONAME) | grep NEEDED | grep -i -E "cu(da|blas|fft|rand|solver|sparse|dnn)|nvrtc|nvjitlink|nccl"; then \
 	    echo "libcubind.so links against a CUDA library"; exit 1; fi
 	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
 

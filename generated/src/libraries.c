@@ -19,11 +19,12 @@ static const char *const cublas_sonames[] = {
     "libcublas.so.11",
 };
 
+/* cublasGetProperty, kind "property" */
 static int cublas_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cublasStatus_t (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         cublasStatus_t result = query(properties[i], &version[i]);
@@ -44,11 +45,12 @@ static const char *const cublasLt_sonames[] = {
     "libcublasLt.so.11",
 };
 
+/* cublasLtGetProperty, kind "property" */
 static int cublasLt_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cublasStatus_t (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         cublasStatus_t result = query(properties[i], &version[i]);
@@ -69,11 +71,12 @@ static const char *const cufft_sonames[] = {
     "libcufft.so.10",
 };
 
+/* cufftGetProperty, kind "property" */
 static int cufft_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cufftResult (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         cufftResult result = query(properties[i], &version[i]);
@@ -92,11 +95,12 @@ static const char *const curand_sonames[] = {
     "libcurand.so.10",
 };
 
+/* curandGetProperty, kind "property" */
 static int curand_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef curandStatus_t (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         curandStatus_t result = query(properties[i], &version[i]);
@@ -116,11 +120,12 @@ static const char *const cusolver_sonames[] = {
     "libcusolver.so.11",
 };
 
+/* cusolverGetProperty, kind "property" */
 static int cusolver_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cusolverStatus_t (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         cusolverStatus_t result = query(properties[i], &version[i]);
@@ -148,11 +153,12 @@ static const char *const cusparse_sonames[] = {
     "libcusparse.so.11",
 };
 
+/* cusparseGetProperty, kind "property" */
 static int cusparse_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cusparseStatus_t (*query_fn)(libraryPropertyType type, int *value);
-    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
     int i;
     for (i = 0; i < 3; ++i) {
         cusparseStatus_t result = query(properties[i], &version[i]);
@@ -164,6 +170,140 @@ static int cusparse_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
+/* libruntime */
+extern const cubind__symbol_table cubind__runtime_symbols;
+
+static const char *const runtime_sonames[] = {
+    "libcudart.so.13",
+    "libcudart.so.12",
+    "libcudart.so.11",
+};
+
+/* cudaRuntimeGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+static int runtime_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef cudaError_t (*query_fn)(int *runtimeVersion);
+    query_fn query = (query_fn)symbol;
+    int raw = 0;
+    long long value;
+    cudaError_t result = query(&raw);
+    if (result != cudaSuccess) {
+        *status = (int)result;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 1000LL);
+    version[1] = (int)(value % 1000LL / 10LL);
+    return 0;
+}
+
+/* libdriver */
+extern const cubind__symbol_table cubind__driver_symbols;
+
+static const char *const driver_sonames[] = {
+    "libcuda.so.1",
+};
+
+/* cuDriverGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+static int driver_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef CUresult (*query_fn)(int *driverVersion);
+    query_fn query = (query_fn)symbol;
+    int raw = 0;
+    long long value;
+    CUresult result = query(&raw);
+    if (result != CUDA_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 1000LL);
+    version[1] = (int)(value % 1000LL / 10LL);
+    return 0;
+}
+
+/* Statuses of cuDriverGetVersion that mean the file is not libdriver. */
+static const int driver_refused_statuses[] = {
+    CUDA_ERROR_STUB_LIBRARY,
+};
+static const char *const driver_refusal_reasons[] = {
+    "the link-time stub of the driver (lib64/stubs), not the driver",
+};
+
+/* libnvrtc */
+extern const cubind__symbol_table cubind__nvrtc_symbols;
+
+static const char *const nvrtc_sonames[] = {
+    "libnvrtc.so.13",
+    "libnvrtc.so.12",
+};
+
+/* nvrtcVersion, kind "major-minor" */
+static int nvrtc_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvrtcResult (*query_fn)(int *major, int *minor);
+    query_fn query = (query_fn)symbol;
+    int major = 0, minor = 0;
+    nvrtcResult result = query(&major, &minor);
+    if (result != NVRTC_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    version[0] = (int)major;
+    version[1] = (int)minor;
+    return 0;
+}
+
+/* libnvjitlink */
+extern const cubind__symbol_table cubind__nvjitlink_symbols;
+
+static const char *const nvjitlink_sonames[] = {
+    "libnvJitLink.so.13",
+    "libnvJitLink.so.12",
+};
+
+/* nvJitLinkVersion, kind "major-minor" */
+static int nvjitlink_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvJitLinkResult (*query_fn)(unsigned int *major, unsigned int *minor);
+    query_fn query = (query_fn)symbol;
+    unsigned int major = 0, minor = 0;
+    nvJitLinkResult result = query(&major, &minor);
+    if (result != NVJITLINK_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    version[0] = (int)major;
+    version[1] = (int)minor;
+    return 0;
+}
+
+/* libnccl */
+extern const cubind__symbol_table cubind__nccl_symbols;
+
+static const char *const nccl_sonames[] = {
+    "libnccl.so.2",
+};
+
+/* ncclGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
+static int nccl_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef ncclResult_t (*query_fn)(int *version);
+    query_fn query = (query_fn)symbol;
+    int raw = 0;
+    long long value;
+    ncclResult_t result = query(&raw);
+    if (result != ncclSuccess) {
+        *status = (int)result;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 10000LL);
+    version[1] = (int)(value % 10000LL / 100LL);
+    version[2] = (int)(value % 100LL / 1LL);
+    return 0;
+}
+
 const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     {
         "cublas",
@@ -172,6 +312,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         3,
         "cublasGetProperty",
         cublas_version,
+        NULL,
+        NULL,
+        0,
         CUBLAS_STATUS_SUCCESS,
         CUBLAS_STATUS_NOT_INITIALIZED,
         CUBLAS_STATUS_NOT_SUPPORTED,
@@ -184,6 +327,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         3,
         "cublasLtGetProperty",
         cublasLt_version,
+        NULL,
+        NULL,
+        0,
         CUBLAS_STATUS_SUCCESS,
         CUBLAS_STATUS_NOT_INITIALIZED,
         CUBLAS_STATUS_NOT_SUPPORTED,
@@ -196,6 +342,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         3,
         "cufftGetProperty",
         cufft_version,
+        NULL,
+        NULL,
+        0,
         CUFFT_SUCCESS,
         CUFFT_SETUP_FAILED,
         CUFFT_NOT_SUPPORTED,
@@ -208,6 +357,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         1,
         "curandGetProperty",
         curand_version,
+        NULL,
+        NULL,
+        0,
         CURAND_STATUS_SUCCESS,
         CURAND_STATUS_INITIALIZATION_FAILED,
         CURAND_STATUS_VERSION_MISMATCH,
@@ -220,6 +372,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         2,
         "cusolverGetProperty",
         cusolver_version,
+        NULL,
+        NULL,
+        0,
         CUSOLVER_STATUS_SUCCESS,
         CUSOLVER_STATUS_NOT_INITIALIZED,
         CUSOLVER_STATUS_NOT_SUPPORTED,
@@ -232,6 +387,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         2,
         NULL,
         NULL,
+        NULL,
+        NULL,
+        0,
         CUSOLVER_STATUS_SUCCESS,
         CUSOLVER_STATUS_NOT_INITIALIZED,
         CUSOLVER_STATUS_NOT_SUPPORTED,
@@ -244,9 +402,87 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         2,
         "cusparseGetProperty",
         cusparse_version,
+        NULL,
+        NULL,
+        0,
         CUSPARSE_STATUS_SUCCESS,
         CUSPARSE_STATUS_NOT_INITIALIZED,
         CUSPARSE_STATUS_NOT_SUPPORTED,
         &cubind__cusparse_symbols,
+    },
+    {
+        "runtime",
+        "CUBIND_RUNTIME_PATH",
+        runtime_sonames,
+        3,
+        "cudaRuntimeGetVersion",
+        runtime_version,
+        NULL,
+        NULL,
+        0,
+        cudaSuccess,
+        cudaErrorInitializationError,
+        cudaErrorNotSupported,
+        &cubind__runtime_symbols,
+    },
+    {
+        "driver",
+        "CUBIND_DRIVER_PATH",
+        driver_sonames,
+        1,
+        "cuDriverGetVersion",
+        driver_version,
+        driver_refused_statuses,
+        driver_refusal_reasons,
+        1,
+        CUDA_SUCCESS,
+        CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_NOT_SUPPORTED,
+        &cubind__driver_symbols,
+    },
+    {
+        "nvrtc",
+        "CUBIND_NVRTC_PATH",
+        nvrtc_sonames,
+        2,
+        "nvrtcVersion",
+        nvrtc_version,
+        NULL,
+        NULL,
+        0,
+        NVRTC_SUCCESS,
+        NVRTC_ERROR_INTERNAL_ERROR,
+        NVRTC_ERROR_INTERNAL_ERROR,
+        &cubind__nvrtc_symbols,
+    },
+    {
+        "nvjitlink",
+        "CUBIND_NVJITLINK_PATH",
+        nvjitlink_sonames,
+        2,
+        "nvJitLinkVersion",
+        nvjitlink_version,
+        NULL,
+        NULL,
+        0,
+        NVJITLINK_SUCCESS,
+        NVJITLINK_ERROR_INTERNAL,
+        NVJITLINK_ERROR_INTERNAL,
+        &cubind__nvjitlink_symbols,
+    },
+    {
+        "nccl",
+        "CUBIND_NCCL_PATH",
+        nccl_sonames,
+        1,
+        "ncclGetVersion",
+        nccl_version,
+        NULL,
+        NULL,
+        0,
+        ncclSuccess,
+        ncclSystemError,
+        ncclInvalidUsage,
+        &cubind__nccl_symbols,
     },
 };

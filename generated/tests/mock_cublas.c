@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/cublas.h"
 #include "recorder.h"
@@ -41,8 +42,10 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cublasGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 

@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/cublasLt.h"
 #include "recorder.h"
@@ -63,8 +64,10 @@ MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value
     cubind_mock_begin("cublasLtGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcublasLt reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 

@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/cufft.h"
 #include "recorder.h"
@@ -392,8 +393,10 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cufftGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcufft reports it (property) */
         return (cufftResult)cubind_mock_version((int)type, value);
+    }
     return (cufftResult)cubind_mock_status();
 }
 

@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/curand.h"
 #include "recorder.h"
@@ -51,8 +52,10 @@ MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("curandGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcurand reports it (property) */
         return (curandStatus_t)cubind_mock_version((int)type, value);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 

@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/cusolver.h"
 #include "cubind/cusolverDn.h"
@@ -20,8 +21,10 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 

@@ -6,6 +6,7 @@
  *     make generate
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cubind/cusparse.h"
 #include "recorder.h"
@@ -41,8 +42,10 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusparseGetProperty");
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
-    if (!cubind_mock_passthrough())
+    if (!cubind_mock_passthrough()) {
+        /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
         return (cusparseStatus_t)cubind_mock_version((int)type, value);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 

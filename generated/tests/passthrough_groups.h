@@ -25,6 +25,16 @@ extern const struct CMUnitTest cubind_passthrough_cusolverMg[];
 extern const size_t cubind_passthrough_cusolverMg_count;
 extern const struct CMUnitTest cubind_passthrough_cusparse[];
 extern const size_t cubind_passthrough_cusparse_count;
+extern const struct CMUnitTest cubind_passthrough_runtime[];
+extern const size_t cubind_passthrough_runtime_count;
+extern const struct CMUnitTest cubind_passthrough_driver[];
+extern const size_t cubind_passthrough_driver_count;
+extern const struct CMUnitTest cubind_passthrough_nvrtc[];
+extern const size_t cubind_passthrough_nvrtc_count;
+extern const struct CMUnitTest cubind_passthrough_nvjitlink[];
+extern const size_t cubind_passthrough_nvjitlink_count;
+extern const struct CMUnitTest cubind_passthrough_nccl[];
+extern const size_t cubind_passthrough_nccl_count;
 
 /* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \
@@ -34,6 +44,11 @@ extern const size_t cubind_passthrough_cusparse_count;
     X(CUBIND_LIB_CURAND, curand, "CUBIND_CURAND_PATH") \
     X(CUBIND_LIB_CUSOLVER, cusolver, "CUBIND_CUSOLVER_PATH") \
     X(CUBIND_LIB_CUSOLVERMG, cusolverMg, "CUBIND_CUSOLVERMG_PATH") \
-    X(CUBIND_LIB_CUSPARSE, cusparse, "CUBIND_CUSPARSE_PATH")
+    X(CUBIND_LIB_CUSPARSE, cusparse, "CUBIND_CUSPARSE_PATH") \
+    X(CUBIND_LIB_RUNTIME, runtime, "CUBIND_RUNTIME_PATH") \
+    X(CUBIND_LIB_DRIVER, driver, "CUBIND_DRIVER_PATH") \
+    X(CUBIND_LIB_NVRTC, nvrtc, "CUBIND_NVRTC_PATH") \
+    X(CUBIND_LIB_NVJITLINK, nvjitlink, "CUBIND_NVJITLINK_PATH") \
+    X(CUBIND_LIB_NCCL, nccl, "CUBIND_NCCL_PATH")
 
 #endif /* CUBIND_PASSTHROUGH_GROUPS_H */

@@ -14,14 +14,38 @@ IR = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "generated" / "i
 FUNCTIONS = {f["name"]: f for ir in IR.values() for f in ir["functions"]}
 
 
+# extern "C" functions of the CUDA 13.0 headers, per unit (a unit added later is checked by ratio only)
+CUDA_13_0_COUNTS = {"cublas": 539, "cublasLt": 50, "cufft": 56, "curand": 29, "cusolver": 596, "cusparse": 460,
+                    "runtime": 310, "driver": 449, "nvrtc": 24, "nvjitlink": 14, "nccl": 41}
+
+
 def test_one_ir_per_unit() -> None:
-    assert set(IR) == {u.name for u in CONFIG.units} == {"cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse"}
+    assert set(IR) == {u.name for u in CONFIG.units}
+    assert set(CUDA_13_0_COUNTS) <= set(IR)
 
 
 def test_every_extern_c_function_is_bound() -> None:
-    counts = {name: len(ir["functions"]) for name, ir in IR.items()}
-    assert counts == {"cublas": 539, "cublasLt": 50, "cufft": 56, "curand": 29, "cusolver": 596, "cusparse": 460}
-    assert sum(counts.values()) == 1730 == len(FUNCTIONS)
+    counts = {name: len(IR[name]["functions"]) for name in CUDA_13_0_COUNTS}
+    assert counts == CUDA_13_0_COUNTS
+    assert sum(len(ir["functions"]) for ir in IR.values()) == len(FUNCTIONS)
+
+
+def test_at_least_99_percent_of_each_header_is_bound() -> None:
+    """What is not bound is excluded by configuration or skipped for a reason the IR states."""
+    for unit, ir in IR.items():
+        excluded = [s for s in ir["skipped"] if s["reason"].startswith("excluded by configuration")]
+        other = [s for s in ir["skipped"] if s not in excluded]
+        declared = len(ir["functions"]) + len(other)
+        assert len(ir["functions"]) >= 0.99 * declared or len(other) <= 6, (unit, [s["name"] for s in other])
+        assert all(s["reason"] for s in ir["skipped"])
+
+
+def test_exclusions_are_listed_with_their_reason() -> None:
+    nccl = IR["nccl"]
+    excluded = [s for s in nccl["skipped"] if s["reason"].startswith("excluded by configuration (pnccl*)")]
+    assert len(excluded) == len(nccl["functions"]) == 41
+    assert {s["name"] for s in excluded} == {"p" + f["name"] for f in nccl["functions"]}
+    assert not any(f["name"].startswith("pnccl") for f in FUNCTIONS.values())
 
 
 def test_v2_symbols_come_from_the_header_macros() -> None:
@@ -29,8 +53,48 @@ def test_v2_symbols_come_from_the_header_macros() -> None:
     assert FUNCTIONS["cublasSgemm_64"]["symbol"] == "cublasSgemm_v2_64"
     assert FUNCTIONS["cublasCreate"]["symbol"] == "cublasCreate_v2"
     assert FUNCTIONS["cublasGemmEx"]["symbol"] == "cublasGemmEx"
+    assert FUNCTIONS["cuMemAlloc"]["symbol"] == "cuMemAlloc_v2"
+    assert FUNCTIONS["cuMemAlloc"]["cubind_name"] == "cubind_driver_mem_alloc"
     v2 = [f for f in FUNCTIONS.values() if f["symbol"] != f["name"]]
-    assert len(v2) == 314 and all(f["library"] == "cublas" for f in v2)
+    assert sum(f["library"] == "cublas" for f in v2) == 314
+    assert sum(f["library"] == "driver" for f in v2) == 83
+
+
+def test_default_stream_entry_points_are_bound() -> None:
+    """The default-stream symbols, not the per-thread ones (_ptds / _ptsz)."""
+    assert not [f["symbol"] for f in FUNCTIONS.values() if f["symbol"].endswith(("_ptds", "_ptsz"))]
+    assert FUNCTIONS["cudaMemcpyAsync"]["symbol"] == "cudaMemcpyAsync"
+    assert FUNCTIONS["cuMemcpyHtoDAsync"]["symbol"] == "cuMemcpyHtoDAsync_v2"
+
+
+def test_a_second_function_named_v2_keeps_its_suffix() -> None:
+    """cuCtxGetDevice and cuCtxGetDevice_v2 are two functions, not a macro map."""
+    assert FUNCTIONS["cuCtxGetDevice"]["cubind_name"] == "cubind_driver_ctx_get_device"
+    assert FUNCTIONS["cuCtxGetDevice_v2"]["cubind_name"] == "cubind_driver_ctx_get_device_v2"
+
+
+def test_forwarding_inline_functions_bind_their_versioned_symbol() -> None:
+    """nvJitLink's header defines nvJitLinkCreate as a static inline call of __nvJitLinkCreate_13_0."""
+    create = FUNCTIONS["nvJitLinkCreate"]
+    assert create["symbol"] == "__nvJitLinkCreate_13_0" and create["cubind_name"] == "cubind_nvjitlink_create"
+    forwarded = [f for f in IR["nvjitlink"]["functions"] if f["symbol"] != f["name"]]
+    assert len(forwarded) == 13 and all(f["symbol"] == f"__{f['name']}_13_0" for f in forwarded)
+    assert not IR["nvjitlink"]["skipped"]
+
+
+def test_records_nested_in_records_are_declared_in_place() -> None:
+    params = next(t for t in IR["driver"]["types"] if t["name"] == "CUstreamBatchMemOpParams_union")
+    wait = next(f for f in params["fields"] if f["name"] == "waitValue")
+    assert wait["record"]["name"] == "CUstreamMemOpWaitValueParams_st"
+    anonymous = [f for f in wait["record"]["fields"] if f["name"] == ""]
+    assert len(anonymous) == 1 and anonymous[0]["record"]["kind"] == "union"
+    assert "/" not in json.dumps(IR["driver"]["types"]), "a type spelled with a file path"
+
+
+def test_types_under_a_define_guard_carry_it() -> None:
+    """CUuuid_st is declared in cuda.h and driver_types.h under CU_UUID_HAS_BEEN_DEFINED."""
+    guarded = [t for ir in IR.values() for t in ir["types"] if t.get("define_guard") == "CU_UUID_HAS_BEEN_DEFINED"]
+    assert {t["header"] for t in guarded} == {"cuda.h", "driver_types.h"}
 
 
 def test_cplusplus_only_half_functions_are_bound() -> None:
@@ -64,9 +128,11 @@ def test_functions_carry_types_as_written_and_canonical() -> None:
 
 def test_every_function_is_named_by_the_rule() -> None:
     modules = {m.name: m for m in CONFIG.modules}
-    for f in FUNCTIONS.values():
-        m = modules[f["module"]]
-        assert f["cubind_name"] == cubind_name(m.name, f["name"], m.prefix, m.exceptions)
+    publics = {ir["unit"]: frozenset(f["name"] for f in ir["functions"]) for ir in IR.values()}
+    for unit, ir in IR.items():
+        for f in ir["functions"]:
+            m = modules[f["module"]]
+            assert f["cubind_name"] == cubind_name(m.name, f["name"], m.prefix, m.exceptions, publics[unit])
         assert f["name"].startswith(m.prefix)
     names = [f["cubind_name"] for f in FUNCTIONS.values()]
     assert len(set(names)) == len(names)
@@ -93,7 +159,9 @@ def test_deprecation_is_recorded() -> None:
     assert FUNCTIONS["cusolverSpCreate"]["deprecated"] == "please use cuDSS instead"
     assert FUNCTIONS["cusolverMgCreate"]["deprecated"] == ""  # deprecated, no message
     assert FUNCTIONS["cublasSgemm"]["deprecated"] is None
-    assert sum(f["deprecated"] is not None for f in FUNCTIONS.values()) == 405
+    deprecated = {u: sum(f["deprecated"] is not None for f in IR[u]["functions"]) for u in CUDA_13_0_COUNTS}
+    assert deprecated == {"cublas": 0, "cublasLt": 0, "cufft": 0, "curand": 0, "cusolver": 169, "cusparse": 236,
+                          "runtime": 9, "driver": 49, "nvrtc": 0, "nvjitlink": 0, "nccl": 1}
 
 
 @pytest.mark.parametrize(
@@ -126,9 +194,10 @@ def test_struct_layout_is_recorded() -> None:
 def test_guards_and_versions() -> None:
     assert IR["cublas"]["guards"]["cublas_api.h"] == "CUBLAS_API_H_"
     assert IR["cublasLt"]["guards"]["cublasLt.h"] == "CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA"  # a #pragma once header
-    assert {u: ir["header_version"] for u, ir in IR.items()} == {
+    assert {u: IR[u]["header_version"] for u in CUDA_13_0_COUNTS} == {
         "cublas": "13.1.0", "cublasLt": "13.1.0", "cufft": "12.0.0", "curand": "10.4.0",
-        "cusolver": "12.0.4", "cusparse": "12.6.3"}
+        "cusolver": "12.0.4", "cusparse": "12.6.3", "runtime": "13.0", "driver": "13.0", "nvrtc": "13.0",
+        "nvjitlink": "13.0", "nccl": "2.28.9"}
     assert {ir["cuda_version"] for ir in IR.values()} == {"13.0"}
 
 

@@ -8,7 +8,8 @@
 #ifndef CUBIND_LIBRARIES_H
 #define CUBIND_LIBRARIES_H
 
-/* The CUDA math libraries, one value per shared object. */
+/* The CUDA libraries, one value per shared object. The values are pinned (generator/libraries.toml
+ * `id`): never renumbered or reused, new libraries take the next one. */
 typedef enum cubind_library {
     CUBIND_LIB_NONE = -1,
     CUBIND_LIB_CUBLAS = 0, /* libcublas.so.13, libcublas.so.12, libcublas.so.11; CUBIND_CUBLAS_PATH */
@@ -18,7 +19,12 @@ typedef enum cubind_library {
     CUBIND_LIB_CUSOLVER = 4, /* libcusolver.so.12, libcusolver.so.11; CUBIND_CUSOLVER_PATH */
     CUBIND_LIB_CUSOLVERMG = 5, /* libcusolverMg.so.12, libcusolverMg.so.11; CUBIND_CUSOLVERMG_PATH */
     CUBIND_LIB_CUSPARSE = 6, /* libcusparse.so.12, libcusparse.so.11; CUBIND_CUSPARSE_PATH */
-    CUBIND_LIBRARY_COUNT = 7
+    CUBIND_LIB_RUNTIME = 7, /* libcudart.so.13, libcudart.so.12, libcudart.so.11; CUBIND_RUNTIME_PATH */
+    CUBIND_LIB_DRIVER = 8, /* libcuda.so.1; CUBIND_DRIVER_PATH */
+    CUBIND_LIB_NVRTC = 9, /* libnvrtc.so.13, libnvrtc.so.12; CUBIND_NVRTC_PATH */
+    CUBIND_LIB_NVJITLINK = 10, /* libnvJitLink.so.13, libnvJitLink.so.12; CUBIND_NVJITLINK_PATH */
+    CUBIND_LIB_NCCL = 11, /* libnccl.so.2; CUBIND_NCCL_PATH */
+    CUBIND_LIBRARY_COUNT = 12
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */

@@ -18,5 +18,10 @@
 #include "cubind/cusolverRf.h"
 #include "cubind/cusolverMg.h"
 #include "cubind/cusparse.h"
+#include "cubind/runtime.h"
+#include "cubind/driver.h"
+#include "cubind/nvrtc.h"
+#include "cubind/nvjitlink.h"
+#include "cubind/nccl.h"
 
 #endif /* CUBIND_MODULES_H */

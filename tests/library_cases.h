@@ -1,0 +1,38 @@
+/*
+ * tests/library_cases.h - one case per library cubind loads, generated from
+ * generator/libraries.toml (generated/tests/library_cases.c), so the loader
+ * tests iterate over every library instead of restating its facts.
+ */
+#ifndef CUBIND_TEST_LIBRARY_CASES_H
+#define CUBIND_TEST_LIBRARY_CASES_H
+
+#include <stddef.h>
+
+#include "cubind/cubind.h"
+
+struct cubind_test_library {
+    cubind_library library;
+    const char *name;                        /* "cublas" */
+    const char *env_var;                     /* "CUBIND_CUBLAS_PATH" */
+    const char *const *sonames;              /* newest first */
+    size_t soname_count;
+    int status_missing_library;              /* the fixed statuses and their names */
+    const char *status_missing_library_name;
+    int status_missing_symbol;
+    const char *status_missing_symbol_name;
+    const char *version_kind;                /* "property", "encoded", "major-minor", "file-name" */
+    int version_parts;                       /* how many of major.minor.patch the query gives (0: file name) */
+    int (*first_call)(void);                 /* a status-returning wrapper of the library, its status */
+    const char *first_call_function;         /* its C API name */
+    int (*missing_call)(void);               /* a wrapper whose symbol the half mock lacks */
+    const char *missing_call_function;       /* its C API name */
+    const char *missing_call_symbol;         /* the exported symbol it needs */
+    const char *header_version;              /* of the headers the bindings come from: "13.1.0", "13.0" */
+    size_t version_refusals;
+    int soname_versioned;                    /* the soname's number is the major version */                 /* statuses of the version query that refuse a file (a stub) */
+};
+
+extern const struct cubind_test_library cubind_test_libraries[];
+extern const size_t cubind_test_library_count;
+
+#endif /* CUBIND_TEST_LIBRARY_CASES_H */
