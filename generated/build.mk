@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 CUBIND_SONAME_cublasLt := libcublasLt.so.13
@@ -29,3 +29,5 @@ CUBIND_SONAME_nvjitlink := libnvJitLink.so.13
 CUBIND_ENV_nvjitlink := CUBIND_NVJITLINK_PATH
 CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
+CUBIND_SONAME_cudnn := libcudnn.so.9
+CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH

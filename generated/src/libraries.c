@@ -304,6 +304,26 @@ static int nccl_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
+/* libcudnn */
+extern const cubind__symbol_table cubind__cudnn_symbols;
+
+static const char *const cudnn_sonames[] = {
+    "libcudnn.so.9",
+};
+
+/* cudnnGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
+static int cudnn_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef size_t (*query_fn)(void);
+    query_fn query = (query_fn)symbol;
+    long long value = (long long)query(); /* returned: it cannot fail */
+    (void)status;
+    version[0] = (int)(value / 10000LL);
+    version[1] = (int)(value % 10000LL / 100LL);
+    version[2] = (int)(value % 100LL / 1LL);
+    return 0;
+}
+
 const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     {
         "cublas",
@@ -484,5 +504,20 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         ncclSystemError,
         ncclInvalidUsage,
         &cubind__nccl_symbols,
+    },
+    {
+        "cudnn",
+        "CUBIND_CUDNN_PATH",
+        cudnn_sonames,
+        1,
+        "cudnnGetVersion",
+        cudnn_version,
+        NULL,
+        NULL,
+        0,
+        CUDNN_STATUS_SUCCESS,
+        CUDNN_STATUS_NOT_INITIALIZED,
+        CUDNN_STATUS_NOT_SUPPORTED,
+        &cubind__cudnn_symbols,
     },
 };

@@ -212,6 +212,23 @@ static int nccl_missing_call(void)
     return (int)cubind_nccl_mem_free((void *)(void *)scratch);
 }
 
+/* libcudnn */
+static const char *const cudnn_sonames[] = { "libcudnn.so.9" };
+
+static int cudnn_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cudnn_query_runtime_error((cudnnHandle_t)(void *)scratch, (cudnnStatus_t *)(void *)scratch, (cudnnErrQueryMode_t)0, (cudnnRuntimeTag_t *)(void *)scratch);
+}
+
+static int cudnn_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cudnn_query_runtime_error((cudnnHandle_t)(void *)scratch, (cudnnStatus_t *)(void *)scratch, (cudnnErrQueryMode_t)0, (cudnnRuntimeTag_t *)(void *)scratch);
+}
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -321,6 +338,15 @@ const struct cubind_test_library cubind_test_libraries[] = {
         nccl_missing_call, "ncclMemFree", "ncclMemFree",
         "2.28.9", 0, 1,
     },
+    {
+        CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
+        CUDNN_STATUS_NOT_INITIALIZED, "CUDNN_STATUS_NOT_INITIALIZED",
+        CUDNN_STATUS_NOT_SUPPORTED, "CUDNN_STATUS_NOT_SUPPORTED",
+        "encoded", 3,
+        cudnn_first_call, "cudnnQueryRuntimeError",
+        cudnn_missing_call, "cudnnQueryRuntimeError", "cudnnQueryRuntimeError",
+        "9.19.0", 0, 1,
+    },
 };
 
-const size_t cubind_test_library_count = 12;
+const size_t cubind_test_library_count = 13;

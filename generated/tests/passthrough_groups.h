@@ -35,6 +35,8 @@ extern const struct CMUnitTest cubind_passthrough_nvjitlink[];
 extern const size_t cubind_passthrough_nvjitlink_count;
 extern const struct CMUnitTest cubind_passthrough_nccl[];
 extern const size_t cubind_passthrough_nccl_count;
+extern const struct CMUnitTest cubind_passthrough_cudnn[];
+extern const size_t cubind_passthrough_cudnn_count;
 
 /* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \
@@ -49,6 +51,7 @@ extern const size_t cubind_passthrough_nccl_count;
     X(CUBIND_LIB_DRIVER, driver, "CUBIND_DRIVER_PATH") \
     X(CUBIND_LIB_NVRTC, nvrtc, "CUBIND_NVRTC_PATH") \
     X(CUBIND_LIB_NVJITLINK, nvjitlink, "CUBIND_NVJITLINK_PATH") \
-    X(CUBIND_LIB_NCCL, nccl, "CUBIND_NCCL_PATH")
+    X(CUBIND_LIB_NCCL, nccl, "CUBIND_NCCL_PATH") \
+    X(CUBIND_LIB_CUDNN, cudnn, "CUBIND_CUDNN_PATH")
 
 #endif /* CUBIND_PASSTHROUGH_GROUPS_H */

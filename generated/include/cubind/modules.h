@@ -23,5 +23,6 @@
 #include "cubind/nvrtc.h"
 #include "cubind/nvjitlink.h"
 #include "cubind/nccl.h"
+#include "cubind/cudnn.h"
 
 #endif /* CUBIND_MODULES_H */
