@@ -46,7 +46,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-passthrough test-loader test-real test-probe test-link test-install
+test-c: test-abi test-headers test-passthrough test-loader test-real test-probe test-link test-install
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
@@ -130,6 +130,25 @@ test-abi: $(ABI_PROGRAMS)
 	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
 	$$(grep -c "(void)static_cast" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
 	done
+
+# cubind's headers and NVIDIA's in one translation unit, in both orders, as C11, C++11 and C++17,
+# with both compilers (generated/tests/include_order.c). NVIDIA's directory is a system one, as
+# in real builds: its own headers do not compile warning-free with -Werror.
+HEADER_ORDER_FLAGS := -Wall -Wextra -Werror -pedantic -Wshadow $(INCLUDES) \
+                      -isystem $(CUDA_PATH)/include
+test-headers: $(PUBLIC_HEADERS)
+	@mkdir -p $(TEST_BUILD)/headers
+	@for order in cubind-first nvidia-first; do \
+	    define=$$([ $$order = nvidia-first ] && echo -DCUBIND_NVIDIA_FIRST); \
+	    for cc in gcc clang; do \
+	        $$cc -std=c11 $(HEADER_ORDER_FLAGS) $$define generated/tests/include_order.c \
+	            -o $(TEST_BUILD)/headers/$$cc-$$order -Wl,--unresolved-symbols=ignore-all || exit 1; done; \
+	    for cxx in g++ clang++; do for std in c++11 c++17; do \
+	        $$cxx -std=$$std $(HEADER_ORDER_FLAGS) $$define -x c++ generated/tests/include_order.c \
+	            -o $(TEST_BUILD)/headers/$$cxx-$$std-$$order -Wl,--unresolved-symbols=ignore-all || exit 1; \
+	    done; done; \
+	done
+	@echo "headers: cubind's and NVIDIA's compile together in both orders (C11, C++11, C++17; gcc, clang)"
 
 test-passthrough: $(PASSTHROUGH) $(MOCKS)
 	@echo "passthrough: every wrapper against the mocks (log: $(TEST_BUILD)/passthrough.log)"

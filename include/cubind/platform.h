@@ -29,6 +29,16 @@
 #define CUBIND_ALIGNAS(bytes) _Alignas(bytes)
 #endif
 
+/* Whether an NVIDIA header is on the include path (0 where the compiler cannot tell). cubind's
+ * headers then include it instead of repeating its declarations, so cubind's headers and
+ * NVIDIA's compile together in either order; define CUBIND_SELF_CONTAINED to use cubind's
+ * declarations even so (they are the same: `make test-abi` checks it). */
+#if defined(__has_include) && !defined(CUBIND_SELF_CONTAINED)
+#define CUBIND_HAS_INCLUDE(header) __has_include(header)
+#else
+#define CUBIND_HAS_INCLUDE(header) 0
+#endif
+
 #if defined(__cplusplus)
 #define CUBIND_EXTERN_C_BEGIN extern "C" {
 #define CUBIND_EXTERN_C_END }

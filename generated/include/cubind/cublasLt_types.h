@@ -19,8 +19,12 @@
 #include <cublasLt.h>
 #endif
 
-/* From NVIDIA's cublasLt.h, unless it was included first (CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA). */
-#if !defined(CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA)
+/* From NVIDIA's cublasLt.h: its own declarations when it was included first (CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA)
+#elif CUBIND_HAS_INCLUDE(<cublasLt.h>)
+#include <cublasLt.h>
+#else
 #define CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA ( 0x01ull << 0 )
 #define CUBLASLT_NUMERICAL_IMPL_FLAGS_HMMA ( 0x02ull << 0 )
 #define CUBLASLT_NUMERICAL_IMPL_FLAGS_IMMA ( 0x04ull << 0 )

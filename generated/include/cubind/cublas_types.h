@@ -17,8 +17,12 @@
 #include <cublas_v2.h>
 #endif
 
-/* From NVIDIA's cublas_api.h, unless it was included first (CUBLAS_API_H_). */
-#if !defined(CUBLAS_API_H_)
+/* From NVIDIA's cublas_api.h: its own declarations when it was included first (CUBLAS_API_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUBLAS_API_H_)
+#elif CUBIND_HAS_INCLUDE(<cublas_api.h>)
+#include <cublas_api.h>
+#else
 #define CUBLAS_VER_MAJOR 13
 #define CUBLAS_VER_MINOR 1
 #define CUBLAS_VER_PATCH 0

@@ -33,8 +33,12 @@ struct __nv_bfloat16;
 typedef struct __nv_bfloat16 __nv_bfloat16;
 #endif /* cuda_bf16.h */
 
-/* From NVIDIA's vector_types.h, unless it was included first (__VECTOR_TYPES_H__). */
-#if !defined(__VECTOR_TYPES_H__)
+/* From NVIDIA's vector_types.h: its own declarations when it was included first (__VECTOR_TYPES_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__VECTOR_TYPES_H__)
+#elif CUBIND_HAS_INCLUDE(<vector_types.h>)
+#include <vector_types.h>
+#else
 struct float2 {
     CUBIND_ALIGNAS(8) float x;
     float y;
@@ -53,8 +57,12 @@ struct dim3 {
 typedef struct dim3 dim3;
 #endif /* vector_types.h */
 
-/* From NVIDIA's driver_types.h, unless it was included first (__DRIVER_TYPES_H__). */
-#if !defined(__DRIVER_TYPES_H__)
+/* From NVIDIA's driver_types.h: its own declarations when it was included first (__DRIVER_TYPES_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__DRIVER_TYPES_H__)
+#elif CUBIND_HAS_INCLUDE(<driver_types.h>)
+#include <driver_types.h>
+#else
 enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
@@ -1215,15 +1223,23 @@ typedef struct CUlogsCallbackEntry_st *cudaLogsCallbackHandle;
 typedef unsigned int cudaLogIterator;
 #endif /* driver_types.h */
 
-/* From NVIDIA's cuComplex.h, unless it was included first (CU_COMPLEX_H_). */
-#if !defined(CU_COMPLEX_H_)
+/* From NVIDIA's cuComplex.h: its own declarations when it was included first (CU_COMPLEX_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CU_COMPLEX_H_)
+#elif CUBIND_HAS_INCLUDE(<cuComplex.h>)
+#include <cuComplex.h>
+#else
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
 #endif /* cuComplex.h */
 
-/* From NVIDIA's library_types.h, unless it was included first (__LIBRARY_TYPES_H__). */
-#if !defined(__LIBRARY_TYPES_H__)
+/* From NVIDIA's library_types.h: its own declarations when it was included first (__LIBRARY_TYPES_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__LIBRARY_TYPES_H__)
+#elif CUBIND_HAS_INCLUDE(<library_types.h>)
+#include <library_types.h>
+#else
 enum cudaDataType_t {
     CUDA_R_16F = 2,
     CUDA_C_16F = 6,
@@ -1289,13 +1305,21 @@ typedef enum cudaDataType_t cudaDataType_t;
 typedef enum cudaEmulationStrategy_t cudaEmulationStrategy_t;
 #endif /* library_types.h */
 
-/* From NVIDIA's surface_types.h, unless it was included first (__SURFACE_TYPES_H__). */
-#if !defined(__SURFACE_TYPES_H__)
+/* From NVIDIA's surface_types.h: its own declarations when it was included first (__SURFACE_TYPES_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__SURFACE_TYPES_H__)
+#elif CUBIND_HAS_INCLUDE(<surface_types.h>)
+#include <surface_types.h>
+#else
 typedef unsigned long long cudaSurfaceObject_t;
 #endif /* surface_types.h */
 
-/* From NVIDIA's texture_types.h, unless it was included first (__TEXTURE_TYPES_H__). */
-#if !defined(__TEXTURE_TYPES_H__)
+/* From NVIDIA's texture_types.h: its own declarations when it was included first (__TEXTURE_TYPES_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__TEXTURE_TYPES_H__)
+#elif CUBIND_HAS_INCLUDE(<texture_types.h>)
+#include <texture_types.h>
+#else
 enum cudaTextureAddressMode {
     cudaAddressModeWrap = 0,
     cudaAddressModeClamp = 1,

@@ -17,8 +17,12 @@
 #include <cudnn.h>
 #endif
 
-/* From NVIDIA's cudnn_graph.h, unless it was included first (CUDNN_GRAPH_H_). */
-#if !defined(CUDNN_GRAPH_H_)
+/* From NVIDIA's cudnn_graph.h: its own declarations when it was included first (CUDNN_GRAPH_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUDNN_GRAPH_H_)
+#elif CUBIND_HAS_INCLUDE(<cudnn_graph.h>)
+#include <cudnn_graph.h>
+#else
 #define CUDNN_GRAPH_MAJOR 9
 #define CUDNN_GRAPH_MINOR 19
 #define CUDNN_GRAPH_PATCH 0
@@ -750,8 +754,12 @@ typedef enum {
 } cudnnBackendNormFwdPhase_t;
 #endif /* cudnn_graph.h */
 
-/* From NVIDIA's cudnn_ops.h, unless it was included first (CUDNN_OPS_H_). */
-#if !defined(CUDNN_OPS_H_)
+/* From NVIDIA's cudnn_ops.h: its own declarations when it was included first (CUDNN_OPS_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUDNN_OPS_H_)
+#elif CUBIND_HAS_INCLUDE(<cudnn_ops.h>)
+#include <cudnn_ops.h>
+#else
 #define CUDNN_OPS_MAJOR 9
 #define CUDNN_OPS_MINOR 19
 #define CUDNN_OPS_PATCH 0
@@ -889,8 +897,12 @@ typedef enum {
 } cudnnCTCLossAlgo_t;
 #endif /* cudnn_ops.h */
 
-/* From NVIDIA's cudnn_adv.h, unless it was included first (CUDNN_ADV_H_). */
-#if !defined(CUDNN_ADV_H_)
+/* From NVIDIA's cudnn_adv.h: its own declarations when it was included first (CUDNN_ADV_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUDNN_ADV_H_)
+#elif CUBIND_HAS_INCLUDE(<cudnn_adv.h>)
+#include <cudnn_adv.h>
+#else
 #define CUDNN_ADV_MAJOR 9
 #define CUDNN_ADV_MINOR 19
 #define CUDNN_ADV_PATCH 0
@@ -977,8 +989,12 @@ typedef enum {
 } cudnnLossNormalizationMode_t;
 #endif /* cudnn_adv.h */
 
-/* From NVIDIA's cudnn_cnn.h, unless it was included first (CUDNN_CNN_H_). */
-#if !defined(CUDNN_CNN_H_)
+/* From NVIDIA's cudnn_cnn.h: its own declarations when it was included first (CUDNN_CNN_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUDNN_CNN_H_)
+#elif CUBIND_HAS_INCLUDE(<cudnn_cnn.h>)
+#include <cudnn_cnn.h>
+#else
 #define CUDNN_CNN_MAJOR 9
 #define CUDNN_CNN_MINOR 19
 #define CUDNN_CNN_PATCH 0
@@ -1108,8 +1124,12 @@ struct cudnnConvolutionBwdFilterAlgoPerfStruct {
 typedef struct cudnnConvolutionBwdFilterAlgoPerfStruct cudnnConvolutionBwdFilterAlgoPerf_t;
 #endif /* cudnn_cnn.h */
 
-/* From NVIDIA's cudnn_version.h, unless it was included first (CUDNN_VERSION_H_). */
-#if !defined(CUDNN_VERSION_H_)
+/* From NVIDIA's cudnn_version.h: its own declarations when it was included first (CUDNN_VERSION_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUDNN_VERSION_H_)
+#elif CUBIND_HAS_INCLUDE(<cudnn_version.h>)
+#include <cudnn_version.h>
+#else
 #define CUDNN_MAJOR 9
 #define CUDNN_MINOR 19
 #define CUDNN_PATCHLEVEL 0

@@ -17,8 +17,12 @@
 #include <cufftXt.h>
 #endif
 
-/* From NVIDIA's cufft.h, unless it was included first (_CUFFT_H_). */
-#if !defined(_CUFFT_H_)
+/* From NVIDIA's cufft.h: its own declarations when it was included first (_CUFFT_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(_CUFFT_H_)
+#elif CUBIND_HAS_INCLUDE(<cufft.h>)
+#include <cufft.h>
+#else
 #define CUFFT_VER_MAJOR 12
 #define CUFFT_VER_MINOR 0
 #define CUFFT_VER_PATCH 0
@@ -76,8 +80,12 @@ enum cufftProperty_t {
 typedef enum cufftProperty_t cufftProperty;
 #endif /* cufft.h */
 
-/* From NVIDIA's cudalibxt.h, unless it was included first (_CUDA_LIB_XT_H_). */
-#if !defined(_CUDA_LIB_XT_H_)
+/* From NVIDIA's cudalibxt.h: its own declarations when it was included first (_CUDA_LIB_XT_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(_CUDA_LIB_XT_H_)
+#elif CUBIND_HAS_INCLUDE(<cudalibxt.h>)
+#include <cudalibxt.h>
+#else
 #define CUDA_XT_DESCRIPTOR_VERSION 0x01000000
 #define MAX_CUDA_DESCRIPTOR_GPUS 64
 
@@ -111,8 +119,12 @@ struct cudaLibXtDesc_t {
 typedef struct cudaLibXtDesc_t cudaLibXtDesc;
 #endif /* cudalibxt.h */
 
-/* From NVIDIA's cufftXt.h, unless it was included first (_CUFFTXT_H_). */
-#if !defined(_CUFFTXT_H_)
+/* From NVIDIA's cufftXt.h: its own declarations when it was included first (_CUFFTXT_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(_CUFFTXT_H_)
+#elif CUBIND_HAS_INCLUDE(<cufftXt.h>)
+#include <cufftXt.h>
+#else
 enum cufftXtSubFormat_t {
     CUFFT_XT_FORMAT_INPUT = 0,
     CUFFT_XT_FORMAT_OUTPUT = 1,

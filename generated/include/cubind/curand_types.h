@@ -16,8 +16,12 @@
 #include <curand.h>
 #endif
 
-/* From NVIDIA's curand.h, unless it was included first (CURAND_H_). */
-#if !defined(CURAND_H_)
+/* From NVIDIA's curand.h: its own declarations when it was included first (CURAND_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CURAND_H_)
+#elif CUBIND_HAS_INCLUDE(<curand.h>)
+#include <curand.h>
+#else
 #define CURAND_VER_MAJOR 10
 #define CURAND_VER_MINOR 4
 #define CURAND_VER_PATCH 0

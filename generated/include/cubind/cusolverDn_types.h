@@ -20,8 +20,12 @@
 #include <cusolverDn.h>
 #endif
 
-/* From NVIDIA's cusolverDn.h, unless it was included first (CUSOLVERDN_H_). */
-#if !defined(CUSOLVERDN_H_)
+/* From NVIDIA's cusolverDn.h: its own declarations when it was included first (CUSOLVERDN_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVERDN_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolverDn.h>)
+#include <cusolverDn.h>
+#else
 struct cusolverDnContext;
 typedef struct cusolverDnContext *cusolverDnHandle_t;
 struct syevjInfo;

@@ -20,8 +20,12 @@
 #include <cusolverMg.h>
 #endif
 
-/* From NVIDIA's cusolverMg.h, unless it was included first (CUSOLVERMG_H_). */
-#if !defined(CUSOLVERMG_H_)
+/* From NVIDIA's cusolverMg.h: its own declarations when it was included first (CUSOLVERMG_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVERMG_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolverMg.h>)
+#include <cusolverMg.h>
+#else
 struct cusolverMgContext;
 typedef struct cusolverMgContext *cusolverMgHandle_t;
 typedef enum {

@@ -19,8 +19,12 @@
 #include <cusolverRf.h>
 #endif
 
-/* From NVIDIA's cusolverRf.h, unless it was included first (CUSOLVERRF_H_). */
-#if !defined(CUSOLVERRF_H_)
+/* From NVIDIA's cusolverRf.h: its own declarations when it was included first (CUSOLVERRF_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVERRF_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolverRf.h>)
+#include <cusolverRf.h>
+#else
 typedef enum {
     CUSOLVERRF_RESET_VALUES_FAST_MODE_OFF = 0,
     CUSOLVERRF_RESET_VALUES_FAST_MODE_ON = 1

@@ -21,16 +21,24 @@
 #include <cusolverSp_LOWLEVEL_PREVIEW.h>
 #endif
 
-/* From NVIDIA's cusolverSp.h, unless it was included first (CUSOLVERSP_H_). */
-#if !defined(CUSOLVERSP_H_)
+/* From NVIDIA's cusolverSp.h: its own declarations when it was included first (CUSOLVERSP_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVERSP_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolverSp.h>)
+#include <cusolverSp.h>
+#else
 struct cusolverSpContext;
 typedef struct cusolverSpContext *cusolverSpHandle_t;
 struct csrqrInfo;
 typedef struct csrqrInfo *csrqrInfo_t;
 #endif /* cusolverSp.h */
 
-/* From NVIDIA's cusolverSp_LOWLEVEL_PREVIEW.h, unless it was included first (CUSOLVERSP_LOWLEVEL_PREVIEW_H_). */
-#if !defined(CUSOLVERSP_LOWLEVEL_PREVIEW_H_)
+/* From NVIDIA's cusolverSp_LOWLEVEL_PREVIEW.h: its own declarations when it was included first (CUSOLVERSP_LOWLEVEL_PREVIEW_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVERSP_LOWLEVEL_PREVIEW_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolverSp_LOWLEVEL_PREVIEW.h>)
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#else
 struct csrluInfoHost;
 typedef struct csrluInfoHost *csrluInfoHost_t;
 struct csrqrInfoHost;

@@ -18,8 +18,12 @@
 #include <cusolver_common.h>
 #endif
 
-/* From NVIDIA's cusolver_common.h, unless it was included first (CUSOLVER_COMMON_H_). */
-#if !defined(CUSOLVER_COMMON_H_)
+/* From NVIDIA's cusolver_common.h: its own declarations when it was included first (CUSOLVER_COMMON_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSOLVER_COMMON_H_)
+#elif CUBIND_HAS_INCLUDE(<cusolver_common.h>)
+#include <cusolver_common.h>
+#else
 #define CUSOLVER_VER_MAJOR 12
 #define CUSOLVER_VER_MINOR 0
 #define CUSOLVER_VER_PATCH 4

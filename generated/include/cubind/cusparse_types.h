@@ -18,8 +18,12 @@
 #include <cusparse.h>
 #endif
 
-/* From NVIDIA's cusparse.h, unless it was included first (CUSPARSE_H_). */
-#if !defined(CUSPARSE_H_)
+/* From NVIDIA's cusparse.h: its own declarations when it was included first (CUSPARSE_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(CUSPARSE_H_)
+#elif CUBIND_HAS_INCLUDE(<cusparse.h>)
+#include <cusparse.h>
+#else
 #define CUSPARSE_VER_MAJOR 12
 #define CUSPARSE_VER_MINOR 6
 #define CUSPARSE_VER_PATCH 3

@@ -17,8 +17,12 @@
 #include <cuda.h>
 #endif
 
-/* From NVIDIA's cuda.h, unless it was included first (__cuda_cuda_h__). */
-#if !defined(__cuda_cuda_h__)
+/* From NVIDIA's cuda.h: its own declarations when it was included first (__cuda_cuda_h__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__cuda_cuda_h__)
+#elif CUBIND_HAS_INCLUDE(<cuda.h>)
+#include <cuda.h>
+#else
 #define CUDA_VERSION 13000
 #define CU_IPC_HANDLE_SIZE 64
 #define CU_COMPUTE_ACCELERATED_TARGET_BASE 0x10000

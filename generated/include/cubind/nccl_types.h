@@ -16,8 +16,12 @@
 #include <nccl.h>
 #endif
 
-/* From NVIDIA's nccl.h, unless it was included first (NCCL_H_). */
-#if !defined(NCCL_H_)
+/* From NVIDIA's nccl.h: its own declarations when it was included first (NCCL_H_) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(NCCL_H_)
+#elif CUBIND_HAS_INCLUDE(<nccl.h>)
+#include <nccl.h>
+#else
 #define NCCL_MAJOR 2
 #define NCCL_MINOR 28
 #define NCCL_PATCH 9

@@ -17,8 +17,12 @@
 #include <nvJitLink.h>
 #endif
 
-/* From NVIDIA's nvJitLink.h, unless it was included first (nvJitLink_INCLUDED). */
-#if !defined(nvJitLink_INCLUDED)
+/* From NVIDIA's nvJitLink.h: its own declarations when it was included first (nvJitLink_INCLUDED) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(nvJitLink_INCLUDED)
+#elif CUBIND_HAS_INCLUDE(<nvJitLink.h>)
+#include <nvJitLink.h>
+#else
 typedef enum {
     NVJITLINK_SUCCESS = 0,
     NVJITLINK_ERROR_UNRECOGNIZED_OPTION = 1,

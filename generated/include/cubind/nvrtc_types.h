@@ -16,8 +16,12 @@
 #include <nvrtc.h>
 #endif
 
-/* From NVIDIA's nvrtc.h, unless it was included first (__NVRTC_H__). */
-#if !defined(__NVRTC_H__)
+/* From NVIDIA's nvrtc.h: its own declarations when it was included first (__NVRTC_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__NVRTC_H__)
+#elif CUBIND_HAS_INCLUDE(<nvrtc.h>)
+#include <nvrtc.h>
+#else
 typedef enum {
     NVRTC_SUCCESS = 0,
     NVRTC_ERROR_OUT_OF_MEMORY = 1,

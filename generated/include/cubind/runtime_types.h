@@ -16,8 +16,12 @@
 #include <cuda_runtime_api.h>
 #endif
 
-/* From NVIDIA's cuda_runtime_api.h, unless it was included first (__CUDA_RUNTIME_API_H__). */
-#if !defined(__CUDA_RUNTIME_API_H__)
+/* From NVIDIA's cuda_runtime_api.h: its own declarations when it was included first (__CUDA_RUNTIME_API_H__) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(__CUDA_RUNTIME_API_H__)
+#elif CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#else
 #define CUDART_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
 
