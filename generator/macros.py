@@ -135,7 +135,7 @@ def forwarding_target(cursor: ci.Cursor, functions: set[str]) -> str | None:
     """The function a static inline definition only forwards to, or None: the body must be exactly
     `{ return <f>(<its parameters, in order>); }` with <f> one of `functions`. nvJitLink's header
     maps nvJitLinkCreate to the exported __nvJitLinkCreate_13_0 this way instead of by a macro."""
-    body = _definition_body(cursor)
+    body = definition_body(cursor)
     if body is None:
         return None
     params = [a.spelling for a in cursor.get_arguments()]
@@ -149,7 +149,7 @@ def forwarding_target(cursor: ci.Cursor, functions: set[str]) -> str | None:
     return body[2]
 
 
-def _definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
+def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     """The tokens of a function definition's body, `{` to its matching `}`, read from the file
     (the parse skips function bodies, so the cursor's own extent ends at the declarator)."""
     start = cursor.extent.start

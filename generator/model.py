@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from . import api
 from .config import Config, Library, Module
-from .names import check_names
+from .names import check_names, cubind_name
+from .parse import SKIP_CXX_OVERLOAD
 
 
 @dataclass
@@ -29,6 +30,7 @@ class ModuleModel:
     groups: list[TypeGroup]
     type_includes: list[str]      # other cubind *_types.h headers this module's types need
     standard_headers: list[str]
+    helpers: list[dict] = field(default_factory=list)  # NVIDIA's inline helpers and C++ overloads, on cubind
 
 
 @dataclass
@@ -38,7 +40,7 @@ class LibraryModel:
     modules: list[str]
     header_version: str
     status_constants: list[dict]  # every value of the status enum
-    first_call: dict | None = None    # tests: a status-returning function callable with zeros
+    first_call: dict | None = None    # tests: a status-returning function callable with zeros (not the version query)
     missing_call: dict | None = None  # tests: one the half mock (even slots only) lacks
 
 
@@ -120,7 +122,8 @@ def build(config: Config, irs: list[dict]) -> Model:
             used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
             includes = sorted({owner_of_name[n] for n in used if owner_of_name.get(n)} - {module.name})
             modules.append(
-                ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"])
+                ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"],
+                            _helpers(ir, unit, module))
             )
 
     libraries = []
@@ -129,8 +132,8 @@ def build(config: Config, irs: list[dict]) -> Model:
         unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
         status = _status_enum(irs, library.status_type)
         callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
-        first = next((f for _, f in callable_ if f["name"] == library.version.function), None)
-        first = first or next((f for _, f in callable_), None)
+        # not the version query: the mocks answer that one with a version, not the status a test sets
+        first = next((f for _, f in callable_ if f["name"] != library.version.function), None)
         missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
         libraries.append(
             LibraryModel(
@@ -144,6 +147,79 @@ def build(config: Config, irs: list[dict]) -> Model:
             )
         )
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
+
+
+C_KEYWORDS = frozenset({"sizeof", "return", "if", "switch", "while", "for", "case", "default", "do", "else"})
+NO_SPACE_BEFORE = frozenset({",", ";", ")", "]", "(", "[", ".", "->", "++", "--"})
+NO_SPACE_AFTER = frozenset({"(", "[", ".", "->", "!", "~"})
+
+
+def _helpers(ir: dict, unit, module) -> list[dict]:
+    """NVIDIA's static inline helpers and C++ overloads of this module, their bodies calling cubind's
+    wrappers instead of the libraries (so a program using them needs only -lcubind). A helper whose
+    body calls something cubind does not bind is left out."""
+    rename = {}
+    for f in ir["functions"]:
+        rename[f["name"]] = rename[f["symbol"]] = f["cubind_name"]
+    defined = [s for s in ir["skipped"] if s["definition"] is not None]
+    publics = frozenset(f["name"] for f in ir["functions"])
+    for s in defined:
+        owner = unit.module_for_function(s["name"])
+        if owner is not None:
+            rename.setdefault(s["name"], cubind_name(owner.name, s["name"], owner.prefix, owner.exceptions, publics))
+    helpers = []
+    for s in defined:
+        if unit.module_for_function(s["name"]) != module:
+            continue
+        body = s["definition"]["body"]
+        calls = {t for t, after in zip(body, body[1:]) if after == "(" and (t[:1].isalpha() or t[:1] == "_")
+                 and t not in C_KEYWORDS}
+        if not calls <= set(rename):
+            continue
+        overload = s["reason"] == SKIP_CXX_OVERLOAD
+        helpers.append({
+            "name": s["name"],
+            "cubind_name": rename[s["name"]],
+            "header": s["header"],
+            "line": s["line"],
+            "cplusplus": overload or s["cplusplus_only"],
+            "overload": overload,
+            "returns": s["definition"]["returns"],
+            "params": s["definition"]["params"],
+            "body": _join([rename.get(t, t) for t in body]),
+        })
+    return helpers
+
+
+def _join(tokens: list[str]) -> str:
+    """A body's tokens as C lines, without its outer braces: one statement a line, indented by
+    block, spaces only where they separate."""
+    lines: list[str] = []
+    line, depth, parens = "", 1, 0
+
+    def end_line() -> None:
+        nonlocal line
+        if line.strip():
+            lines.append("    " * depth + line.strip())
+        line = ""
+
+    previous = ""
+    for token in tokens[1:-1]:
+        if token == "}":
+            end_line()
+            depth -= 1
+        if line and token not in NO_SPACE_BEFORE and previous not in NO_SPACE_AFTER:
+            line += " "
+        line += token
+        parens += {"(": 1, ")": -1}.get(token, 0)
+        if token == "{":
+            end_line()
+            depth += 1
+        elif token == "}" or (token == ";" and parens == 0) or (token == ":" and line.lstrip().startswith(("case", "default"))):
+            end_line()
+        previous = token
+    end_line()
+    return "\n".join(lines)
 
 
 def _callable_with_zeros(function: dict) -> bool:

@@ -120,14 +120,14 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         reason = f"excluded by configuration ({exclusion.pattern}): {exclusion.reason}" if exclusion else None
         reason = reason or _skip_reason(cursor, cxx=False, c_names=set())
         if reason:
-            skipped.append(_skipped(c, cursor, reason))
+            skipped.append(_skipped(c, cursor, reason, cxx=False))
         else:
             bound.append((c, cursor, False))
     skipped_names = {s["name"] for s in skipped}
     for cursor in _functions(cxx, own):
         reason = _skip_reason(cursor, cxx=True, c_names={n for n in c_names if n not in skipped_names})
         if reason and cursor.spelling not in skipped_names:
-            skipped.append(_skipped(cxx, cursor, reason))
+            skipped.append(_skipped(cxx, cursor, reason, cxx=True))
             skipped_names.add(cursor.spelling)
         elif reason is None and cursor.spelling not in c_names:
             bound.append((cxx, cursor, True))
@@ -191,11 +191,24 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     }
 
 
-def _skipped(parsed: Parsed, cursor: ci.Cursor, reason: str) -> dict:
-    return {
+def _skipped(parsed: Parsed, cursor: ci.Cursor, reason: str, cxx: bool) -> dict:
+    entry = {
         "name": cursor.spelling,
         "header": parsed.relative(cursor.location.file),
         "line": cursor.location.line,
         "signature": declare(cursor.type, cursor.spelling),
         "reason": reason,
+        "cplusplus_only": cxx,
+        "definition": None,
     }
+    if reason in (SKIP_STATIC_INLINE, SKIP_CXX_OVERLOAD):
+        body = macros.definition_body(cursor)
+        if body is not None:
+            # NVIDIA's inline definition, which cubind repeats with its own wrappers (templates/module.h.j2)
+            entry["definition"] = {
+                "returns": cursor.result_type.spelling,
+                "params": [{"name": a.spelling, "type": decay(a.type), "decl": declare(a.type, a.spelling)}
+                           for a in cursor.get_arguments()],
+                "body": body,
+            }
+    return entry

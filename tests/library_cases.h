@@ -22,6 +22,7 @@ struct cubind_test_library {
     const char *status_missing_symbol_name;
     const char *version_kind;                /* "property", "encoded", "major-minor", "file-name" */
     int version_parts;                       /* how many of major.minor.patch the query gives (0: file name) */
+    int version_calls;                       /* calls of the query a load makes (GetProperty: one a part) */
     int (*first_call)(void);                 /* a status-returning wrapper of the library, its status */
     const char *first_call_function;         /* its C API name */
     int (*missing_call)(void);               /* a wrapper whose symbol the half mock lacks */

@@ -3,6 +3,7 @@
 #include "loader_support.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,4 +156,26 @@ const char *env_of(const char *name, const char *value)
     char *entry = buf[next++ % 16];
     snprintf(entry, sizeof buf[0], "%s=%s", name, value != NULL ? value : "");
     return entry;
+}
+
+const char *const *library_env(const char *(*path_of)(const char *soname), ...)
+{
+    static const char *env[64];
+    size_t n = 0, i;
+    const char *extra;
+    va_list extras;
+    for (i = 0; i < cubind_test_library_count && n + 1 < sizeof env / sizeof env[0]; ++i) {
+        const struct cubind_test_library *t = &cubind_test_libraries[i];
+        const char *path = path_of(t->sonames[0]);
+        char *entry = malloc(strlen(t->env_var) + strlen(path) + 2); /* kept: the child's environment */
+        if (entry != NULL)
+            sprintf(entry, "%s=%s", t->env_var, path);
+        env[n++] = entry;
+    }
+    va_start(extras, path_of);
+    while ((extra = va_arg(extras, const char *)) != NULL && n + 1 < sizeof env / sizeof env[0])
+        env[n++] = strdup(extra);
+    va_end(extras);
+    env[n] = NULL;
+    return env;
 }

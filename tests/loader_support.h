@@ -42,5 +42,8 @@ int same(const char *a, const char *b);
 
 /* "NAME=VALUE" in one of 16 rotating buffers (4 KiB each). */
 const char *env_of(const char *name, const char *value);
+/* CUBIND_<LIB>_PATH=path_of(<soname>) for every library, then the extra NAME=VALUE entries
+ * (NULL-terminated); NULL-terminated, valid until the next call. */
+const char *const *library_env(const char *(*path_of)(const char *soname), ...);
 
 #endif /* CUBIND_TEST_LOADER_SUPPORT_H */

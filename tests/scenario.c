@@ -45,9 +45,14 @@ static char **child_environment(const char *const *changes)
         if (!replaced)
             env[k++] = environ[i];
     }
-    for (j = 0; j < extra; ++j)
-        if (changes[j][strcspn(changes[j], "=") + 1] != '\0')
+    for (j = 0; j < extra; ++j) {
+        size_t len = strcspn(changes[j], "=") + 1, later;
+        int overridden = 0;
+        for (later = j + 1; later < extra; ++later) /* a later change of the same name wins */
+            overridden |= strncmp(changes[later], changes[j], len) == 0;
+        if (!overridden && changes[j][len] != '\0')
             env[k++] = (char *)changes[j];
+    }
     env[k] = NULL;
     return env;
 }

@@ -392,13 +392,6 @@ static const struct scenario scenarios[] = {
 /* ---- CMocka tests (parent) ---------------------------------------------------------------------- */
 
 /* Environment entries that point every library at its mock. */
-#define ALL_MOCKS                                                                                           \
-    env_of("CUBIND_CUBLAS_PATH", mock_path("libcublas.so.13")), env_of("CUBIND_CUBLASLT_PATH", mock_path("libcublasLt.so.13")), \
-        env_of("CUBIND_CUFFT_PATH", mock_path("libcufft.so.12")), env_of("CUBIND_CURAND_PATH", mock_path("libcurand.so.10")),   \
-        env_of("CUBIND_CUSOLVER_PATH", mock_path("libcusolver.so.12")),                                                   \
-        env_of("CUBIND_CUSOLVERMG_PATH", mock_path("libcusolverMg.so.12")),                                               \
-        env_of("CUBIND_CUSPARSE_PATH", mock_path("libcusparse.so.12"))
-
 static void run(const char *name, const char *const *env, int inhibit_cache)
 {
     struct run_options options = {env, inhibit_cache};
@@ -407,7 +400,7 @@ static void run(const char *name, const char *const *env, int inhibit_cache)
 
 static void test_lazy(void **state)
 {
-    const char *env[] = {ALL_MOCKS, NULL};
+    const char *const *env = library_env(mock_path, NULL);
     (void)state;
     run("lazy", env, 0);
 }
@@ -543,28 +536,28 @@ static void test_missing_library(void **state)
 
 static void test_error_handler(void **state)
 {
-    const char *env[] = {ALL_MOCKS, NULL};
+    const char *const *env = library_env(mock_path, NULL);
     (void)state;
     run("error_handler", env, 0);
 }
 
 static void test_versions(void **state)
 {
-    const char *env[] = {ALL_MOCKS, env_of("CUBIND_MOCK_VERSION", "9.8.7"), NULL};
+    const char *const *env = library_env(mock_path, env_of("CUBIND_MOCK_VERSION", "9.8.7"), NULL);
     (void)state;
     run("versions", env, 0);
 }
 
 static void test_version_query_fails(void **state)
 {
-    const char *env[] = {ALL_MOCKS, env_of("CUBIND_MOCK_VERSION_STATUS", "13"), NULL};
+    const char *const *env = library_env(mock_path, env_of("CUBIND_MOCK_VERSION_STATUS", "13"), NULL);
     (void)state;
     run("version_fails", env, 0);
 }
 
 static void test_race_first_call(void **state)
 {
-    const char *env[] = {ALL_MOCKS, NULL};
+    const char *const *env = library_env(mock_path, NULL);
     (void)state;
     run("race", env, 0);
 }

@@ -1065,545 +1065,2701 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cublasUint8gemmBias), __
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cublas_create)>(&cublasCreate_v2);
-    (void)static_cast<decltype(&cubind_cublas_destroy)>(&cublasDestroy_v2);
-    (void)static_cast<decltype(&cubind_cublas_get_version)>(&cublasGetVersion_v2);
-    (void)static_cast<decltype(&cubind_cublas_get_property)>(&cublasGetProperty);
-    (void)static_cast<decltype(&cubind_cublas_get_cudart_version)>(&cublasGetCudartVersion);
-    (void)static_cast<decltype(&cubind_cublas_set_workspace)>(&cublasSetWorkspace_v2);
-    (void)static_cast<decltype(&cubind_cublas_set_stream)>(&cublasSetStream_v2);
-    (void)static_cast<decltype(&cubind_cublas_get_stream)>(&cublasGetStream_v2);
-    (void)static_cast<decltype(&cubind_cublas_get_pointer_mode)>(&cublasGetPointerMode_v2);
-    (void)static_cast<decltype(&cubind_cublas_set_pointer_mode)>(&cublasSetPointerMode_v2);
-    (void)static_cast<decltype(&cubind_cublas_get_atomics_mode)>(&cublasGetAtomicsMode);
-    (void)static_cast<decltype(&cubind_cublas_set_atomics_mode)>(&cublasSetAtomicsMode);
-    (void)static_cast<decltype(&cubind_cublas_get_math_mode)>(&cublasGetMathMode);
-    (void)static_cast<decltype(&cubind_cublas_set_math_mode)>(&cublasSetMathMode);
-    (void)static_cast<decltype(&cubind_cublas_get_sm_count_target)>(&cublasGetSmCountTarget);
-    (void)static_cast<decltype(&cubind_cublas_set_sm_count_target)>(&cublasSetSmCountTarget);
-    (void)static_cast<decltype(&cubind_cublas_get_emulation_strategy)>(&cublasGetEmulationStrategy);
-    (void)static_cast<decltype(&cubind_cublas_set_emulation_strategy)>(&cublasSetEmulationStrategy);
-    (void)static_cast<decltype(&cubind_cublas_get_emulation_special_values_support)>(&cublasGetEmulationSpecialValuesSupport);
-    (void)static_cast<decltype(&cubind_cublas_set_emulation_special_values_support)>(&cublasSetEmulationSpecialValuesSupport);
-    (void)static_cast<decltype(&cubind_cublas_get_fixed_point_emulation_mantissa_control)>(&cublasGetFixedPointEmulationMantissaControl);
-    (void)static_cast<decltype(&cubind_cublas_set_fixed_point_emulation_mantissa_control)>(&cublasSetFixedPointEmulationMantissaControl);
-    (void)static_cast<decltype(&cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count)>(&cublasGetFixedPointEmulationMaxMantissaBitCount);
-    (void)static_cast<decltype(&cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count)>(&cublasSetFixedPointEmulationMaxMantissaBitCount);
-    (void)static_cast<decltype(&cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset)>(&cublasGetFixedPointEmulationMantissaBitOffset);
-    (void)static_cast<decltype(&cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset)>(&cublasSetFixedPointEmulationMantissaBitOffset);
-    (void)static_cast<decltype(&cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer)>(&cublasGetFixedPointEmulationMantissaBitCountPointer);
-    (void)static_cast<decltype(&cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer)>(&cublasSetFixedPointEmulationMantissaBitCountPointer);
-    (void)static_cast<decltype(&cubind_cublas_get_status_name)>(&cublasGetStatusName);
-    (void)static_cast<decltype(&cubind_cublas_get_status_string)>(&cublasGetStatusString);
-    (void)static_cast<decltype(&cubind_cublas_logger_configure)>(&cublasLoggerConfigure);
-    (void)static_cast<decltype(&cubind_cublas_set_logger_callback)>(&cublasSetLoggerCallback);
-    (void)static_cast<decltype(&cubind_cublas_get_logger_callback)>(&cublasGetLoggerCallback);
-    (void)static_cast<decltype(&cubind_cublas_set_vector)>(&cublasSetVector);
-    (void)static_cast<decltype(&cubind_cublas_set_vector_64)>(&cublasSetVector_64);
-    (void)static_cast<decltype(&cubind_cublas_get_vector)>(&cublasGetVector);
-    (void)static_cast<decltype(&cubind_cublas_get_vector_64)>(&cublasGetVector_64);
-    (void)static_cast<decltype(&cubind_cublas_set_matrix)>(&cublasSetMatrix);
-    (void)static_cast<decltype(&cubind_cublas_set_matrix_64)>(&cublasSetMatrix_64);
-    (void)static_cast<decltype(&cubind_cublas_get_matrix)>(&cublasGetMatrix);
-    (void)static_cast<decltype(&cubind_cublas_get_matrix_64)>(&cublasGetMatrix_64);
-    (void)static_cast<decltype(&cubind_cublas_set_vector_async)>(&cublasSetVectorAsync);
-    (void)static_cast<decltype(&cubind_cublas_set_vector_async_64)>(&cublasSetVectorAsync_64);
-    (void)static_cast<decltype(&cubind_cublas_get_vector_async)>(&cublasGetVectorAsync);
-    (void)static_cast<decltype(&cubind_cublas_get_vector_async_64)>(&cublasGetVectorAsync_64);
-    (void)static_cast<decltype(&cubind_cublas_set_matrix_async)>(&cublasSetMatrixAsync);
-    (void)static_cast<decltype(&cubind_cublas_set_matrix_async_64)>(&cublasSetMatrixAsync_64);
-    (void)static_cast<decltype(&cubind_cublas_get_matrix_async)>(&cublasGetMatrixAsync);
-    (void)static_cast<decltype(&cubind_cublas_get_matrix_async_64)>(&cublasGetMatrixAsync_64);
-    (void)static_cast<decltype(&cubind_cublas_xerbla)>(&cublasXerbla);
-    (void)static_cast<decltype(&cubind_cublas_nrm2_ex)>(&cublasNrm2Ex);
-    (void)static_cast<decltype(&cubind_cublas_nrm2ex_64)>(&cublasNrm2Ex_64);
-    (void)static_cast<decltype(&cubind_cublas_snrm2)>(&cublasSnrm2_v2);
-    (void)static_cast<decltype(&cubind_cublas_snrm2_64)>(&cublasSnrm2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dnrm2)>(&cublasDnrm2_v2);
-    (void)static_cast<decltype(&cubind_cublas_dnrm2_64)>(&cublasDnrm2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_scnrm2)>(&cublasScnrm2_v2);
-    (void)static_cast<decltype(&cubind_cublas_scnrm2_64)>(&cublasScnrm2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dznrm2)>(&cublasDznrm2_v2);
-    (void)static_cast<decltype(&cubind_cublas_dznrm2_64)>(&cublasDznrm2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dot_ex)>(&cublasDotEx);
-    (void)static_cast<decltype(&cubind_cublas_dot_ex_64)>(&cublasDotEx_64);
-    (void)static_cast<decltype(&cubind_cublas_dotc_ex)>(&cublasDotcEx);
-    (void)static_cast<decltype(&cubind_cublas_dotc_ex_64)>(&cublasDotcEx_64);
-    (void)static_cast<decltype(&cubind_cublas_sdot)>(&cublasSdot_v2);
-    (void)static_cast<decltype(&cubind_cublas_sdot_64)>(&cublasSdot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ddot)>(&cublasDdot_v2);
-    (void)static_cast<decltype(&cubind_cublas_ddot_64)>(&cublasDdot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cdotu)>(&cublasCdotu_v2);
-    (void)static_cast<decltype(&cubind_cublas_cdotu_64)>(&cublasCdotu_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cdotc)>(&cublasCdotc_v2);
-    (void)static_cast<decltype(&cubind_cublas_cdotc_64)>(&cublasCdotc_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zdotu)>(&cublasZdotu_v2);
-    (void)static_cast<decltype(&cubind_cublas_zdotu_64)>(&cublasZdotu_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zdotc)>(&cublasZdotc_v2);
-    (void)static_cast<decltype(&cubind_cublas_zdotc_64)>(&cublasZdotc_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_scal_ex)>(&cublasScalEx);
-    (void)static_cast<decltype(&cubind_cublas_scal_ex_64)>(&cublasScalEx_64);
-    (void)static_cast<decltype(&cubind_cublas_sscal)>(&cublasSscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_sscal_64)>(&cublasSscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dscal)>(&cublasDscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_dscal_64)>(&cublasDscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cscal)>(&cublasCscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_cscal_64)>(&cublasCscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csscal)>(&cublasCsscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_csscal_64)>(&cublasCsscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zscal)>(&cublasZscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_zscal_64)>(&cublasZscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zdscal)>(&cublasZdscal_v2);
-    (void)static_cast<decltype(&cubind_cublas_zdscal_64)>(&cublasZdscal_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_axpy_ex)>(&cublasAxpyEx);
-    (void)static_cast<decltype(&cubind_cublas_axpy_ex_64)>(&cublasAxpyEx_64);
-    (void)static_cast<decltype(&cubind_cublas_saxpy)>(&cublasSaxpy_v2);
-    (void)static_cast<decltype(&cubind_cublas_saxpy_64)>(&cublasSaxpy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_daxpy)>(&cublasDaxpy_v2);
-    (void)static_cast<decltype(&cubind_cublas_daxpy_64)>(&cublasDaxpy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_caxpy)>(&cublasCaxpy_v2);
-    (void)static_cast<decltype(&cubind_cublas_caxpy_64)>(&cublasCaxpy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zaxpy)>(&cublasZaxpy_v2);
-    (void)static_cast<decltype(&cubind_cublas_zaxpy_64)>(&cublasZaxpy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_copy_ex)>(&cublasCopyEx);
-    (void)static_cast<decltype(&cubind_cublas_copy_ex_64)>(&cublasCopyEx_64);
-    (void)static_cast<decltype(&cubind_cublas_scopy)>(&cublasScopy_v2);
-    (void)static_cast<decltype(&cubind_cublas_scopy_64)>(&cublasScopy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dcopy)>(&cublasDcopy_v2);
-    (void)static_cast<decltype(&cubind_cublas_dcopy_64)>(&cublasDcopy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ccopy)>(&cublasCcopy_v2);
-    (void)static_cast<decltype(&cubind_cublas_ccopy_64)>(&cublasCcopy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zcopy)>(&cublasZcopy_v2);
-    (void)static_cast<decltype(&cubind_cublas_zcopy_64)>(&cublasZcopy_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sswap)>(&cublasSswap_v2);
-    (void)static_cast<decltype(&cubind_cublas_sswap_64)>(&cublasSswap_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dswap)>(&cublasDswap_v2);
-    (void)static_cast<decltype(&cubind_cublas_dswap_64)>(&cublasDswap_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cswap)>(&cublasCswap_v2);
-    (void)static_cast<decltype(&cubind_cublas_cswap_64)>(&cublasCswap_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zswap)>(&cublasZswap_v2);
-    (void)static_cast<decltype(&cubind_cublas_zswap_64)>(&cublasZswap_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_swap_ex)>(&cublasSwapEx);
-    (void)static_cast<decltype(&cubind_cublas_swap_ex_64)>(&cublasSwapEx_64);
-    (void)static_cast<decltype(&cubind_cublas_isamax)>(&cublasIsamax_v2);
-    (void)static_cast<decltype(&cubind_cublas_isamax_64)>(&cublasIsamax_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_idamax)>(&cublasIdamax_v2);
-    (void)static_cast<decltype(&cubind_cublas_idamax_64)>(&cublasIdamax_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_icamax)>(&cublasIcamax_v2);
-    (void)static_cast<decltype(&cubind_cublas_icamax_64)>(&cublasIcamax_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_izamax)>(&cublasIzamax_v2);
-    (void)static_cast<decltype(&cubind_cublas_izamax_64)>(&cublasIzamax_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_iamax_ex)>(&cublasIamaxEx);
-    (void)static_cast<decltype(&cubind_cublas_iamax_ex_64)>(&cublasIamaxEx_64);
-    (void)static_cast<decltype(&cubind_cublas_isamin)>(&cublasIsamin_v2);
-    (void)static_cast<decltype(&cubind_cublas_isamin_64)>(&cublasIsamin_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_idamin)>(&cublasIdamin_v2);
-    (void)static_cast<decltype(&cubind_cublas_idamin_64)>(&cublasIdamin_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_icamin)>(&cublasIcamin_v2);
-    (void)static_cast<decltype(&cubind_cublas_icamin_64)>(&cublasIcamin_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_izamin)>(&cublasIzamin_v2);
-    (void)static_cast<decltype(&cubind_cublas_izamin_64)>(&cublasIzamin_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_iamin_ex)>(&cublasIaminEx);
-    (void)static_cast<decltype(&cubind_cublas_iamin_ex_64)>(&cublasIaminEx_64);
-    (void)static_cast<decltype(&cubind_cublas_asum_ex)>(&cublasAsumEx);
-    (void)static_cast<decltype(&cubind_cublas_asum_ex_64)>(&cublasAsumEx_64);
-    (void)static_cast<decltype(&cubind_cublas_sasum)>(&cublasSasum_v2);
-    (void)static_cast<decltype(&cubind_cublas_sasum_64)>(&cublasSasum_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dasum)>(&cublasDasum_v2);
-    (void)static_cast<decltype(&cubind_cublas_dasum_64)>(&cublasDasum_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_scasum)>(&cublasScasum_v2);
-    (void)static_cast<decltype(&cubind_cublas_scasum_64)>(&cublasScasum_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dzasum)>(&cublasDzasum_v2);
-    (void)static_cast<decltype(&cubind_cublas_dzasum_64)>(&cublasDzasum_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_srot)>(&cublasSrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_srot_64)>(&cublasSrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_drot)>(&cublasDrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_drot_64)>(&cublasDrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_crot)>(&cublasCrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_crot_64)>(&cublasCrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csrot)>(&cublasCsrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_csrot_64)>(&cublasCsrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zrot)>(&cublasZrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_zrot_64)>(&cublasZrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zdrot)>(&cublasZdrot_v2);
-    (void)static_cast<decltype(&cubind_cublas_zdrot_64)>(&cublasZdrot_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_rot_ex)>(&cublasRotEx);
-    (void)static_cast<decltype(&cubind_cublas_rot_ex_64)>(&cublasRotEx_64);
-    (void)static_cast<decltype(&cubind_cublas_srotg)>(&cublasSrotg_v2);
-    (void)static_cast<decltype(&cubind_cublas_drotg)>(&cublasDrotg_v2);
-    (void)static_cast<decltype(&cubind_cublas_crotg)>(&cublasCrotg_v2);
-    (void)static_cast<decltype(&cubind_cublas_zrotg)>(&cublasZrotg_v2);
-    (void)static_cast<decltype(&cubind_cublas_rotg_ex)>(&cublasRotgEx);
-    (void)static_cast<decltype(&cubind_cublas_srotm)>(&cublasSrotm_v2);
-    (void)static_cast<decltype(&cubind_cublas_srotm_64)>(&cublasSrotm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_drotm)>(&cublasDrotm_v2);
-    (void)static_cast<decltype(&cubind_cublas_drotm_64)>(&cublasDrotm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_rotm_ex)>(&cublasRotmEx);
-    (void)static_cast<decltype(&cubind_cublas_rotm_ex_64)>(&cublasRotmEx_64);
-    (void)static_cast<decltype(&cubind_cublas_srotmg)>(&cublasSrotmg_v2);
-    (void)static_cast<decltype(&cubind_cublas_drotmg)>(&cublasDrotmg_v2);
-    (void)static_cast<decltype(&cubind_cublas_rotmg_ex)>(&cublasRotmgEx);
-    (void)static_cast<decltype(&cubind_cublas_sgemv)>(&cublasSgemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_sgemv_64)>(&cublasSgemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemv)>(&cublasDgemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dgemv_64)>(&cublasDgemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemv)>(&cublasCgemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_cgemv_64)>(&cublasCgemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemv)>(&cublasZgemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zgemv_64)>(&cublasZgemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sgbmv)>(&cublasSgbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_sgbmv_64)>(&cublasSgbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dgbmv)>(&cublasDgbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dgbmv_64)>(&cublasDgbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgbmv)>(&cublasCgbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_cgbmv_64)>(&cublasCgbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zgbmv)>(&cublasZgbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zgbmv_64)>(&cublasZgbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_strmv)>(&cublasStrmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_strmv_64)>(&cublasStrmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtrmv)>(&cublasDtrmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtrmv_64)>(&cublasDtrmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctrmv)>(&cublasCtrmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctrmv_64)>(&cublasCtrmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztrmv)>(&cublasZtrmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztrmv_64)>(&cublasZtrmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_stbmv)>(&cublasStbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_stbmv_64)>(&cublasStbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtbmv)>(&cublasDtbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtbmv_64)>(&cublasDtbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctbmv)>(&cublasCtbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctbmv_64)>(&cublasCtbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztbmv)>(&cublasZtbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztbmv_64)>(&cublasZtbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_stpmv)>(&cublasStpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_stpmv_64)>(&cublasStpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtpmv)>(&cublasDtpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtpmv_64)>(&cublasDtpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctpmv)>(&cublasCtpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctpmv_64)>(&cublasCtpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztpmv)>(&cublasZtpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztpmv_64)>(&cublasZtpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_strsv)>(&cublasStrsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_strsv_64)>(&cublasStrsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtrsv)>(&cublasDtrsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtrsv_64)>(&cublasDtrsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctrsv)>(&cublasCtrsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctrsv_64)>(&cublasCtrsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztrsv)>(&cublasZtrsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztrsv_64)>(&cublasZtrsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_stpsv)>(&cublasStpsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_stpsv_64)>(&cublasStpsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtpsv)>(&cublasDtpsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtpsv_64)>(&cublasDtpsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctpsv)>(&cublasCtpsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctpsv_64)>(&cublasCtpsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztpsv)>(&cublasZtpsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztpsv_64)>(&cublasZtpsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_stbsv)>(&cublasStbsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_stbsv_64)>(&cublasStbsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtbsv)>(&cublasDtbsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtbsv_64)>(&cublasDtbsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctbsv)>(&cublasCtbsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctbsv_64)>(&cublasCtbsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztbsv)>(&cublasZtbsv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztbsv_64)>(&cublasZtbsv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ssymv)>(&cublasSsymv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssymv_64)>(&cublasSsymv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsymv)>(&cublasDsymv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsymv_64)>(&cublasDsymv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csymv)>(&cublasCsymv_v2);
-    (void)static_cast<decltype(&cubind_cublas_csymv_64)>(&cublasCsymv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsymv)>(&cublasZsymv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsymv_64)>(&cublasZsymv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chemv)>(&cublasChemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_chemv_64)>(&cublasChemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhemv)>(&cublasZhemv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhemv_64)>(&cublasZhemv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ssbmv)>(&cublasSsbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssbmv_64)>(&cublasSsbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsbmv)>(&cublasDsbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsbmv_64)>(&cublasDsbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chbmv)>(&cublasChbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_chbmv_64)>(&cublasChbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhbmv)>(&cublasZhbmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhbmv_64)>(&cublasZhbmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sspmv)>(&cublasSspmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_sspmv_64)>(&cublasSspmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dspmv)>(&cublasDspmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_dspmv_64)>(&cublasDspmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chpmv)>(&cublasChpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_chpmv_64)>(&cublasChpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhpmv)>(&cublasZhpmv_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhpmv_64)>(&cublasZhpmv_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sger)>(&cublasSger_v2);
-    (void)static_cast<decltype(&cubind_cublas_sger_64)>(&cublasSger_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dger)>(&cublasDger_v2);
-    (void)static_cast<decltype(&cubind_cublas_dger_64)>(&cublasDger_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgeru)>(&cublasCgeru_v2);
-    (void)static_cast<decltype(&cubind_cublas_cgeru_64)>(&cublasCgeru_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgerc)>(&cublasCgerc_v2);
-    (void)static_cast<decltype(&cubind_cublas_cgerc_64)>(&cublasCgerc_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zgeru)>(&cublasZgeru_v2);
-    (void)static_cast<decltype(&cubind_cublas_zgeru_64)>(&cublasZgeru_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zgerc)>(&cublasZgerc_v2);
-    (void)static_cast<decltype(&cubind_cublas_zgerc_64)>(&cublasZgerc_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ssyr)>(&cublasSsyr_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssyr_64)>(&cublasSsyr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsyr)>(&cublasDsyr_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsyr_64)>(&cublasDsyr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csyr)>(&cublasCsyr_v2);
-    (void)static_cast<decltype(&cubind_cublas_csyr_64)>(&cublasCsyr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsyr)>(&cublasZsyr_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsyr_64)>(&cublasZsyr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cher)>(&cublasCher_v2);
-    (void)static_cast<decltype(&cubind_cublas_cher_64)>(&cublasCher_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zher)>(&cublasZher_v2);
-    (void)static_cast<decltype(&cubind_cublas_zher_64)>(&cublasZher_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sspr)>(&cublasSspr_v2);
-    (void)static_cast<decltype(&cubind_cublas_sspr_64)>(&cublasSspr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dspr)>(&cublasDspr_v2);
-    (void)static_cast<decltype(&cubind_cublas_dspr_64)>(&cublasDspr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chpr)>(&cublasChpr_v2);
-    (void)static_cast<decltype(&cubind_cublas_chpr_64)>(&cublasChpr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhpr)>(&cublasZhpr_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhpr_64)>(&cublasZhpr_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ssyr2)>(&cublasSsyr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssyr2_64)>(&cublasSsyr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsyr2)>(&cublasDsyr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsyr2_64)>(&cublasDsyr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csyr2)>(&cublasCsyr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_csyr2_64)>(&cublasCsyr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsyr2)>(&cublasZsyr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsyr2_64)>(&cublasZsyr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cher2)>(&cublasCher2_v2);
-    (void)static_cast<decltype(&cubind_cublas_cher2_64)>(&cublasCher2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zher2)>(&cublasZher2_v2);
-    (void)static_cast<decltype(&cubind_cublas_zher2_64)>(&cublasZher2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sspr2)>(&cublasSspr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_sspr2_64)>(&cublasSspr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dspr2)>(&cublasDspr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_dspr2_64)>(&cublasDspr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chpr2)>(&cublasChpr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_chpr2_64)>(&cublasChpr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhpr2)>(&cublasZhpr2_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhpr2_64)>(&cublasZhpr2_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemv_batched)>(&cublasSgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgemv_batched_64)>(&cublasSgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemv_batched)>(&cublasDgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgemv_batched_64)>(&cublasDgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemv_batched)>(&cublasCgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemv_batched_64)>(&cublasCgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemv_batched)>(&cublasZgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgemv_batched_64)>(&cublasZgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemv_strided_batched)>(&cublasSgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgemv_strided_batched_64)>(&cublasSgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemv_strided_batched)>(&cublasDgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgemv_strided_batched_64)>(&cublasDgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemv_strided_batched)>(&cublasCgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemv_strided_batched_64)>(&cublasCgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemv_strided_batched)>(&cublasZgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgemv_strided_batched_64)>(&cublasZgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemm)>(&cublasSgemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_64)>(&cublasSgemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemm)>(&cublasDgemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_64)>(&cublasDgemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm)>(&cublasCgemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_64)>(&cublasCgemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m)>(&cublasCgemm3m);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_64)>(&cublasCgemm3m_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_ex)>(&cublasCgemm3mEx);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_ex_64)>(&cublasCgemm3mEx_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemm)>(&cublasZgemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_zgemm_64)>(&cublasZgemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemm3m)>(&cublasZgemm3m);
-    (void)static_cast<decltype(&cubind_cublas_zgemm3m_64)>(&cublasZgemm3m_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_ex)>(&cublasSgemmEx);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_ex_64)>(&cublasSgemmEx_64);
-    (void)static_cast<decltype(&cubind_cublas_gemm_ex)>(&cublasGemmEx);
-    (void)static_cast<decltype(&cubind_cublas_gemm_ex_64)>(&cublasGemmEx_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_ex)>(&cublasCgemmEx);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_ex_64)>(&cublasCgemmEx_64);
-    (void)static_cast<decltype(&cubind_cublas_ssyrk)>(&cublasSsyrk_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssyrk_64)>(&cublasSsyrk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsyrk)>(&cublasDsyrk_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsyrk_64)>(&cublasDsyrk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csyrk)>(&cublasCsyrk_v2);
-    (void)static_cast<decltype(&cubind_cublas_csyrk_64)>(&cublasCsyrk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsyrk)>(&cublasZsyrk_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsyrk_64)>(&cublasZsyrk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csyrk_ex)>(&cublasCsyrkEx);
-    (void)static_cast<decltype(&cubind_cublas_csyrk_ex_64)>(&cublasCsyrkEx_64);
-    (void)static_cast<decltype(&cubind_cublas_csyrk3m_ex)>(&cublasCsyrk3mEx);
-    (void)static_cast<decltype(&cubind_cublas_csyrk3m_ex_64)>(&cublasCsyrk3mEx_64);
-    (void)static_cast<decltype(&cubind_cublas_cherk)>(&cublasCherk_v2);
-    (void)static_cast<decltype(&cubind_cublas_cherk_64)>(&cublasCherk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zherk)>(&cublasZherk_v2);
-    (void)static_cast<decltype(&cubind_cublas_zherk_64)>(&cublasZherk_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cherk_ex)>(&cublasCherkEx);
-    (void)static_cast<decltype(&cubind_cublas_cherk_ex_64)>(&cublasCherkEx_64);
-    (void)static_cast<decltype(&cubind_cublas_cherk3m_ex)>(&cublasCherk3mEx);
-    (void)static_cast<decltype(&cubind_cublas_cherk3m_ex_64)>(&cublasCherk3mEx_64);
-    (void)static_cast<decltype(&cubind_cublas_ssyr2k)>(&cublasSsyr2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssyr2k_64)>(&cublasSsyr2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsyr2k)>(&cublasDsyr2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsyr2k_64)>(&cublasDsyr2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csyr2k)>(&cublasCsyr2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_csyr2k_64)>(&cublasCsyr2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsyr2k)>(&cublasZsyr2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsyr2k_64)>(&cublasZsyr2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_cher2k)>(&cublasCher2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_cher2k_64)>(&cublasCher2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zher2k)>(&cublasZher2k_v2);
-    (void)static_cast<decltype(&cubind_cublas_zher2k_64)>(&cublasZher2k_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ssyrkx)>(&cublasSsyrkx);
-    (void)static_cast<decltype(&cubind_cublas_ssyrkx_64)>(&cublasSsyrkx_64);
-    (void)static_cast<decltype(&cubind_cublas_dsyrkx)>(&cublasDsyrkx);
-    (void)static_cast<decltype(&cubind_cublas_dsyrkx_64)>(&cublasDsyrkx_64);
-    (void)static_cast<decltype(&cubind_cublas_csyrkx)>(&cublasCsyrkx);
-    (void)static_cast<decltype(&cubind_cublas_csyrkx_64)>(&cublasCsyrkx_64);
-    (void)static_cast<decltype(&cubind_cublas_zsyrkx)>(&cublasZsyrkx);
-    (void)static_cast<decltype(&cubind_cublas_zsyrkx_64)>(&cublasZsyrkx_64);
-    (void)static_cast<decltype(&cubind_cublas_cherkx)>(&cublasCherkx);
-    (void)static_cast<decltype(&cubind_cublas_cherkx_64)>(&cublasCherkx_64);
-    (void)static_cast<decltype(&cubind_cublas_zherkx)>(&cublasZherkx);
-    (void)static_cast<decltype(&cubind_cublas_zherkx_64)>(&cublasZherkx_64);
-    (void)static_cast<decltype(&cubind_cublas_ssymm)>(&cublasSsymm_v2);
-    (void)static_cast<decltype(&cubind_cublas_ssymm_64)>(&cublasSsymm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dsymm)>(&cublasDsymm_v2);
-    (void)static_cast<decltype(&cubind_cublas_dsymm_64)>(&cublasDsymm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_csymm)>(&cublasCsymm_v2);
-    (void)static_cast<decltype(&cubind_cublas_csymm_64)>(&cublasCsymm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zsymm)>(&cublasZsymm_v2);
-    (void)static_cast<decltype(&cubind_cublas_zsymm_64)>(&cublasZsymm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_chemm)>(&cublasChemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_chemm_64)>(&cublasChemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_zhemm)>(&cublasZhemm_v2);
-    (void)static_cast<decltype(&cubind_cublas_zhemm_64)>(&cublasZhemm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_strsm)>(&cublasStrsm_v2);
-    (void)static_cast<decltype(&cubind_cublas_strsm_64)>(&cublasStrsm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtrsm)>(&cublasDtrsm_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtrsm_64)>(&cublasDtrsm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctrsm)>(&cublasCtrsm_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctrsm_64)>(&cublasCtrsm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztrsm)>(&cublasZtrsm_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztrsm_64)>(&cublasZtrsm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_strmm)>(&cublasStrmm_v2);
-    (void)static_cast<decltype(&cubind_cublas_strmm_64)>(&cublasStrmm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_dtrmm)>(&cublasDtrmm_v2);
-    (void)static_cast<decltype(&cubind_cublas_dtrmm_64)>(&cublasDtrmm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ctrmm)>(&cublasCtrmm_v2);
-    (void)static_cast<decltype(&cubind_cublas_ctrmm_64)>(&cublasCtrmm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_ztrmm)>(&cublasZtrmm_v2);
-    (void)static_cast<decltype(&cubind_cublas_ztrmm_64)>(&cublasZtrmm_v2_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_batched)>(&cublasSgemmBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_batched_64)>(&cublasSgemmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_batched)>(&cublasDgemmBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_batched_64)>(&cublasDgemmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_batched)>(&cublasCgemmBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_batched_64)>(&cublasCgemmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_batched)>(&cublasCgemm3mBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_batched_64)>(&cublasCgemm3mBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemm_batched)>(&cublasZgemmBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgemm_batched_64)>(&cublasZgemmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_strided_batched)>(&cublasSgemmStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_strided_batched_64)>(&cublasSgemmStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_strided_batched)>(&cublasDgemmStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_strided_batched_64)>(&cublasDgemmStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_strided_batched)>(&cublasCgemmStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemm_strided_batched_64)>(&cublasCgemmStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_strided_batched)>(&cublasCgemm3mStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgemm3m_strided_batched_64)>(&cublasCgemm3mStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_zgemm_strided_batched)>(&cublasZgemmStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgemm_strided_batched_64)>(&cublasZgemmStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_gemm_batched_ex)>(&cublasGemmBatchedEx);
-    (void)static_cast<decltype(&cubind_cublas_gemm_batched_ex_64)>(&cublasGemmBatchedEx_64);
-    (void)static_cast<decltype(&cubind_cublas_gemm_strided_batched_ex)>(&cublasGemmStridedBatchedEx);
-    (void)static_cast<decltype(&cubind_cublas_gemm_strided_batched_ex_64)>(&cublasGemmStridedBatchedEx_64);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_grouped_batched)>(&cublasSgemmGroupedBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgemm_grouped_batched_64)>(&cublasSgemmGroupedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_grouped_batched)>(&cublasDgemmGroupedBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgemm_grouped_batched_64)>(&cublasDgemmGroupedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_gemm_grouped_batched_ex)>(&cublasGemmGroupedBatchedEx);
-    (void)static_cast<decltype(&cubind_cublas_gemm_grouped_batched_ex_64)>(&cublasGemmGroupedBatchedEx_64);
-    (void)static_cast<decltype(&cubind_cublas_sgeam)>(&cublasSgeam);
-    (void)static_cast<decltype(&cubind_cublas_sgeam_64)>(&cublasSgeam_64);
-    (void)static_cast<decltype(&cubind_cublas_dgeam)>(&cublasDgeam);
-    (void)static_cast<decltype(&cubind_cublas_dgeam_64)>(&cublasDgeam_64);
-    (void)static_cast<decltype(&cubind_cublas_cgeam)>(&cublasCgeam);
-    (void)static_cast<decltype(&cubind_cublas_cgeam_64)>(&cublasCgeam_64);
-    (void)static_cast<decltype(&cubind_cublas_zgeam)>(&cublasZgeam);
-    (void)static_cast<decltype(&cubind_cublas_zgeam_64)>(&cublasZgeam_64);
-    (void)static_cast<decltype(&cubind_cublas_strsm_batched)>(&cublasStrsmBatched);
-    (void)static_cast<decltype(&cubind_cublas_strsm_batched_64)>(&cublasStrsmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_dtrsm_batched)>(&cublasDtrsmBatched);
-    (void)static_cast<decltype(&cubind_cublas_dtrsm_batched_64)>(&cublasDtrsmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_ctrsm_batched)>(&cublasCtrsmBatched);
-    (void)static_cast<decltype(&cubind_cublas_ctrsm_batched_64)>(&cublasCtrsmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_ztrsm_batched)>(&cublasZtrsmBatched);
-    (void)static_cast<decltype(&cubind_cublas_ztrsm_batched_64)>(&cublasZtrsmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_sdgmm)>(&cublasSdgmm);
-    (void)static_cast<decltype(&cubind_cublas_sdgmm_64)>(&cublasSdgmm_64);
-    (void)static_cast<decltype(&cubind_cublas_ddgmm)>(&cublasDdgmm);
-    (void)static_cast<decltype(&cubind_cublas_ddgmm_64)>(&cublasDdgmm_64);
-    (void)static_cast<decltype(&cubind_cublas_cdgmm)>(&cublasCdgmm);
-    (void)static_cast<decltype(&cubind_cublas_cdgmm_64)>(&cublasCdgmm_64);
-    (void)static_cast<decltype(&cubind_cublas_zdgmm)>(&cublasZdgmm);
-    (void)static_cast<decltype(&cubind_cublas_zdgmm_64)>(&cublasZdgmm_64);
-    (void)static_cast<decltype(&cubind_cublas_smatinv_batched)>(&cublasSmatinvBatched);
-    (void)static_cast<decltype(&cubind_cublas_dmatinv_batched)>(&cublasDmatinvBatched);
-    (void)static_cast<decltype(&cubind_cublas_cmatinv_batched)>(&cublasCmatinvBatched);
-    (void)static_cast<decltype(&cubind_cublas_zmatinv_batched)>(&cublasZmatinvBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgeqrf_batched)>(&cublasSgeqrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgeqrf_batched)>(&cublasDgeqrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgeqrf_batched)>(&cublasCgeqrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgeqrf_batched)>(&cublasZgeqrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgels_batched)>(&cublasSgelsBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgels_batched)>(&cublasDgelsBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgels_batched)>(&cublasCgelsBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgels_batched)>(&cublasZgelsBatched);
-    (void)static_cast<decltype(&cubind_cublas_stpttr)>(&cublasStpttr);
-    (void)static_cast<decltype(&cubind_cublas_dtpttr)>(&cublasDtpttr);
-    (void)static_cast<decltype(&cubind_cublas_ctpttr)>(&cublasCtpttr);
-    (void)static_cast<decltype(&cubind_cublas_ztpttr)>(&cublasZtpttr);
-    (void)static_cast<decltype(&cubind_cublas_strttp)>(&cublasStrttp);
-    (void)static_cast<decltype(&cubind_cublas_dtrttp)>(&cublasDtrttp);
-    (void)static_cast<decltype(&cubind_cublas_ctrttp)>(&cublasCtrttp);
-    (void)static_cast<decltype(&cubind_cublas_ztrttp)>(&cublasZtrttp);
-    (void)static_cast<decltype(&cubind_cublas_sgetrf_batched)>(&cublasSgetrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgetrf_batched)>(&cublasDgetrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgetrf_batched)>(&cublasCgetrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgetrf_batched)>(&cublasZgetrfBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgetri_batched)>(&cublasSgetriBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgetri_batched)>(&cublasDgetriBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgetri_batched)>(&cublasCgetriBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgetri_batched)>(&cublasZgetriBatched);
-    (void)static_cast<decltype(&cubind_cublas_sgetrs_batched)>(&cublasSgetrsBatched);
-    (void)static_cast<decltype(&cubind_cublas_dgetrs_batched)>(&cublasDgetrsBatched);
-    (void)static_cast<decltype(&cubind_cublas_cgetrs_batched)>(&cublasCgetrsBatched);
-    (void)static_cast<decltype(&cubind_cublas_zgetrs_batched)>(&cublasZgetrsBatched);
-    (void)static_cast<decltype(&cubind_cublas_uint8gemm_bias)>(&cublasUint8gemmBias);
-    (void)static_cast<decltype(&cubind_cublas_hsh_gemv_batched)>(&cublasHSHgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_hsh_gemv_batched_64)>(&cublasHSHgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_hss_gemv_batched)>(&cublasHSSgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_hss_gemv_batched_64)>(&cublasHSSgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_tst_gemv_batched)>(&cublasTSTgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_tst_gemv_batched_64)>(&cublasTSTgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_tss_gemv_batched)>(&cublasTSSgemvBatched);
-    (void)static_cast<decltype(&cubind_cublas_tss_gemv_batched_64)>(&cublasTSSgemvBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_hsh_gemv_strided_batched)>(&cublasHSHgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_hsh_gemv_strided_batched_64)>(&cublasHSHgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_hss_gemv_strided_batched)>(&cublasHSSgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_hss_gemv_strided_batched_64)>(&cublasHSSgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_tst_gemv_strided_batched)>(&cublasTSTgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_tst_gemv_strided_batched_64)>(&cublasTSTgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_tss_gemv_strided_batched)>(&cublasTSSgemvStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_tss_gemv_strided_batched_64)>(&cublasTSSgemvStridedBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_hgemm)>(&cublasHgemm);
-    (void)static_cast<decltype(&cubind_cublas_hgemm_64)>(&cublasHgemm_64);
-    (void)static_cast<decltype(&cubind_cublas_hgemm_batched)>(&cublasHgemmBatched);
-    (void)static_cast<decltype(&cubind_cublas_hgemm_batched_64)>(&cublasHgemmBatched_64);
-    (void)static_cast<decltype(&cubind_cublas_hgemm_strided_batched)>(&cublasHgemmStridedBatched);
-    (void)static_cast<decltype(&cubind_cublas_hgemm_strided_batched_64)>(&cublasHgemmStridedBatched_64);
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cublas_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCreate_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle);
+        (void)static_cast<exact>(&cubind_cublas_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDestroy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int *version);
+        (void)static_cast<exact>(&cubind_cublas_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetVersion_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cublas_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetProperty);
+    }
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cublas_get_cudart_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetCudartVersion);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cublas_set_workspace); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetWorkspace_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaStream_t streamId);
+        (void)static_cast<exact>(&cubind_cublas_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetStream_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaStream_t *streamId);
+        (void)static_cast<exact>(&cubind_cublas_get_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetStream_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasPointerMode_t *mode);
+        (void)static_cast<exact>(&cubind_cublas_get_pointer_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetPointerMode_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasPointerMode_t mode);
+        (void)static_cast<exact>(&cubind_cublas_set_pointer_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetPointerMode_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasAtomicsMode_t *mode);
+        (void)static_cast<exact>(&cubind_cublas_get_atomics_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetAtomicsMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasAtomicsMode_t mode);
+        (void)static_cast<exact>(&cubind_cublas_set_atomics_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetAtomicsMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasMath_t *mode);
+        (void)static_cast<exact>(&cubind_cublas_get_math_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetMathMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasMath_t mode);
+        (void)static_cast<exact>(&cubind_cublas_set_math_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetMathMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int *smCountTarget);
+        (void)static_cast<exact>(&cubind_cublas_get_sm_count_target); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetSmCountTarget);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int smCountTarget);
+        (void)static_cast<exact>(&cubind_cublas_set_sm_count_target); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetSmCountTarget);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy);
+        (void)static_cast<exact>(&cubind_cublas_get_emulation_strategy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetEmulationStrategy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy);
+        (void)static_cast<exact>(&cubind_cublas_set_emulation_strategy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetEmulationStrategy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask);
+        (void)static_cast<exact>(&cubind_cublas_get_emulation_special_values_support); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetEmulationSpecialValuesSupport);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask);
+        (void)static_cast<exact>(&cubind_cublas_set_emulation_special_values_support); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetEmulationSpecialValuesSupport);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl);
+        (void)static_cast<exact>(&cubind_cublas_get_fixed_point_emulation_mantissa_control); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetFixedPointEmulationMantissaControl);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl);
+        (void)static_cast<exact>(&cubind_cublas_set_fixed_point_emulation_mantissa_control); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetFixedPointEmulationMantissaControl);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int *maxMantissaBitCount);
+        (void)static_cast<exact>(&cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetFixedPointEmulationMaxMantissaBitCount);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int maxMantissaBitCount);
+        (void)static_cast<exact>(&cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetFixedPointEmulationMaxMantissaBitCount);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int *mantissaBitOffset);
+        (void)static_cast<exact>(&cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetFixedPointEmulationMantissaBitOffset);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int mantissaBitOffset);
+        (void)static_cast<exact>(&cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetFixedPointEmulationMantissaBitOffset);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int **mantissaBitCount);
+        (void)static_cast<exact>(&cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetFixedPointEmulationMantissaBitCountPointer);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int *mantissaBitCount);
+        (void)static_cast<exact>(&cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetFixedPointEmulationMantissaBitCountPointer);
+    }
+    {
+        typedef const char *(*exact)(cublasStatus_t status);
+        (void)static_cast<exact>(&cubind_cublas_get_status_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetStatusName);
+    }
+    {
+        typedef const char *(*exact)(cublasStatus_t status);
+        (void)static_cast<exact>(&cubind_cublas_get_status_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetStatusString);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName);
+        (void)static_cast<exact>(&cubind_cublas_logger_configure); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLoggerConfigure);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLogCallback userCallback);
+        (void)static_cast<exact>(&cubind_cublas_set_logger_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetLoggerCallback);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLogCallback *userCallback);
+        (void)static_cast<exact>(&cubind_cublas_get_logger_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetLoggerCallback);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy);
+        (void)static_cast<exact>(&cubind_cublas_set_vector); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetVector);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_set_vector_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetVector_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int n, int elemSize, const void *x, int incx, void *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_get_vector); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetVector);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_get_vector_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetVector_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_set_matrix); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetMatrix);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_set_matrix_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetMatrix_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_get_matrix); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetMatrix);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_get_matrix_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetMatrix_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_set_vector_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetVectorAsync);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_set_vector_async_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetVectorAsync_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_get_vector_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetVectorAsync);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_get_vector_async_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetVectorAsync_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_set_matrix_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetMatrixAsync);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_set_matrix_async_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSetMatrixAsync_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_get_matrix_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetMatrixAsync);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublas_get_matrix_async_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGetMatrixAsync_64);
+    }
+    {
+        typedef void (*exact)(const char *srName, int info);
+        (void)static_cast<exact>(&cubind_cublas_xerbla); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXerbla);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_nrm2_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasNrm2Ex);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_nrm2ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasNrm2Ex_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_snrm2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSnrm2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_snrm2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSnrm2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dnrm2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDnrm2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dnrm2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDnrm2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_scnrm2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScnrm2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_scnrm2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScnrm2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dznrm2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDznrm2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dznrm2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDznrm2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_dot_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDotEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_dot_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDotEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_dotc_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDotcEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_dotc_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDotcEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result);
+        (void)static_cast<exact>(&cubind_cublas_sdot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSdot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result);
+        (void)static_cast<exact>(&cubind_cublas_sdot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSdot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result);
+        (void)static_cast<exact>(&cubind_cublas_ddot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDdot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result);
+        (void)static_cast<exact>(&cubind_cublas_ddot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDdot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_cdotu); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdotu_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_cdotu_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdotu_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_cdotc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdotc_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_cdotc_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdotc_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_zdotu); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdotu_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_zdotu_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdotu_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_zdotc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdotc_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result);
+        (void)static_cast<exact>(&cubind_cublas_zdotc_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdotc_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_scal_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScalEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType);
+        (void)static_cast<exact>(&cubind_cublas_scal_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScalEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_sscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_sscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_cscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_cscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_csscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_csscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_zscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_zscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_zdscal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdscal_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_zdscal_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdscal_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_axpy_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasAxpyEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_axpy_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasAxpyEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_saxpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSaxpy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_saxpy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSaxpy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_daxpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDaxpy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_daxpy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDaxpy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_caxpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCaxpy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_caxpy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCaxpy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zaxpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZaxpy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zaxpy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZaxpy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy);
+        (void)static_cast<exact>(&cubind_cublas_copy_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCopyEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_copy_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCopyEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_scopy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScopy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_scopy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScopy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dcopy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDcopy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dcopy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDcopy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_ccopy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCcopy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_ccopy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCcopy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zcopy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZcopy_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zcopy_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZcopy_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_sswap); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSswap_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_sswap_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSswap_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dswap); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDswap_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dswap_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDswap_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_cswap); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCswap_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_cswap_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCswap_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zswap); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZswap_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zswap_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZswap_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy);
+        (void)static_cast<exact>(&cubind_cublas_swap_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSwapEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_swap_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSwapEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_isamax); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIsamax_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_isamax_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIsamax_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_idamax); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIdamax_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_idamax_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIdamax_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_icamax); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIcamax_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_icamax_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIcamax_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_izamax); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIzamax_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_izamax_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIzamax_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_iamax_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIamaxEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_iamax_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIamaxEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_isamin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIsamin_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_isamin_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIsamin_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_idamin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIdamin_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_idamin_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIdamin_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_icamin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIcamin_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_icamin_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIcamin_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_izamin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIzamin_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_izamin_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIzamin_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result);
+        (void)static_cast<exact>(&cubind_cublas_iamin_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIaminEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result);
+        (void)static_cast<exact>(&cubind_cublas_iamin_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasIaminEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_asum_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasAsumEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_asum_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasAsumEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *x, int incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_sasum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSasum_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_sasum_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSasum_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *x, int incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dasum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDasum_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dasum_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDasum_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_scasum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScasum_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result);
+        (void)static_cast<exact>(&cubind_cublas_scasum_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasScasum_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dzasum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDzasum_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result);
+        (void)static_cast<exact>(&cubind_cublas_dzasum_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDzasum_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s);
+        (void)static_cast<exact>(&cubind_cublas_srot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s);
+        (void)static_cast<exact>(&cubind_cublas_srot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s);
+        (void)static_cast<exact>(&cubind_cublas_drot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s);
+        (void)static_cast<exact>(&cubind_cublas_drot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_crot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_crot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s);
+        (void)static_cast<exact>(&cubind_cublas_csrot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s);
+        (void)static_cast<exact>(&cubind_cublas_csrot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_zrot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_zrot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s);
+        (void)static_cast<exact>(&cubind_cublas_zdrot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdrot_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s);
+        (void)static_cast<exact>(&cubind_cublas_zdrot_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdrot_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rot_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rot_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, float *a, float *b, float *c, float *s);
+        (void)static_cast<exact>(&cubind_cublas_srotg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrotg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, double *a, double *b, double *c, double *s);
+        (void)static_cast<exact>(&cubind_cublas_drotg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrotg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_crotg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCrotg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s);
+        (void)static_cast<exact>(&cubind_cublas_zrotg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZrotg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rotg_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotgEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param);
+        (void)static_cast<exact>(&cubind_cublas_srotm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrotm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param);
+        (void)static_cast<exact>(&cubind_cublas_srotm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrotm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param);
+        (void)static_cast<exact>(&cubind_cublas_drotm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrotm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param);
+        (void)static_cast<exact>(&cubind_cublas_drotm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrotm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rotm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotmEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rotm_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotmEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param);
+        (void)static_cast<exact>(&cubind_cublas_srotmg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSrotmg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param);
+        (void)static_cast<exact>(&cubind_cublas_drotmg); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDrotmg_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cublas_rotmg_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasRotmgEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_sgemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_sgemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dgemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dgemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_cgemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_cgemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zgemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zgemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_sgbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_sgbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dgbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dgbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_cgbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_cgbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zgbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zgbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_strmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_strmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtrmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctrmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztrmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_stbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_stbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_stpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_stpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_strsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_strsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtrsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtrsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctrsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctrsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztrsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztrsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_stpsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStpsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_stpsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStpsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtpsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtpsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtpsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtpsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctpsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtpsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctpsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtpsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztpsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtpsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztpsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtpsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_stbsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStbsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_stbsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStbsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_dtbsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtbsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_dtbsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtbsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ctbsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtbsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ctbsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtbsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx);
+        (void)static_cast<exact>(&cubind_cublas_ztbsv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtbsv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx);
+        (void)static_cast<exact>(&cubind_cublas_ztbsv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtbsv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_ssymv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsymv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_ssymv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsymv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dsymv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsymv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dsymv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsymv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_csymv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsymv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_csymv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsymv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zsymv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsymv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zsymv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsymv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_chemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_chemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zhemv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhemv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zhemv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhemv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_ssbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_ssbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dsbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dsbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_chbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_chbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zhbmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhbmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zhbmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhbmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_sspmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_sspmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_dspmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_dspmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_chpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_chpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+        (void)static_cast<exact>(&cubind_cublas_zhpmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpmv_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy);
+        (void)static_cast<exact>(&cubind_cublas_zhpmv_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpmv_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_sger); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSger_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_sger_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSger_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_dger); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDger_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_dger_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDger_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_cgeru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgeru_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_cgeru_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgeru_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_cgerc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgerc_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_cgerc_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgerc_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zgeru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgeru_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zgeru_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgeru_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zgerc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgerc_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zgerc_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgerc_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_ssyr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_ssyr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_dsyr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_dsyr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_csyr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_csyr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zsyr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zsyr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_cher); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_cher_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zher); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zher_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP);
+        (void)static_cast<exact>(&cubind_cublas_sspr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP);
+        (void)static_cast<exact>(&cubind_cublas_sspr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP);
+        (void)static_cast<exact>(&cubind_cublas_dspr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP);
+        (void)static_cast<exact>(&cubind_cublas_dspr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_chpr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_chpr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_zhpr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpr_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_zhpr_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpr_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_ssyr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_ssyr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_dsyr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_dsyr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_csyr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_csyr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zsyr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zsyr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_cher2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_cher2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_zher2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda);
+        (void)static_cast<exact>(&cubind_cublas_zher2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP);
+        (void)static_cast<exact>(&cubind_cublas_sspr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP);
+        (void)static_cast<exact>(&cubind_cublas_sspr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSspr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP);
+        (void)static_cast<exact>(&cubind_cublas_dspr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP);
+        (void)static_cast<exact>(&cubind_cublas_dspr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDspr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_chpr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_chpr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChpr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_zhpr2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpr2_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_zhpr2_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhpr2_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3m);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3m_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgemm3m); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemm3m);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgemm3m_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemm3m_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyrk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyrk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyrk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyrk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyrk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyrk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyrk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyrk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyrk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrkEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrkEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk3m_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrk3mEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrk3m_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrk3mEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zherk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZherk_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zherk_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZherk_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherkEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherkEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk3m_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherk3mEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherk3m_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherk3mEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyr2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyr2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyr2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyr2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyr2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyr2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyr2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyr2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cher2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cher2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCher2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zher2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher2k_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zher2k_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZher2k_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssyrkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsyrkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsyrkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsyrkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csyrkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsyrkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsyrkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsyrkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cherkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCherkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zherkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZherkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zherkx_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZherkx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsymm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ssymm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSsymm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsymm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dsymm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDsymm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_csymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsymm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_csymm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCsymm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsymm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zsymm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZsymm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_chemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_chemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasChemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zhemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhemm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zhemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZhemm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_strsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_strsm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_dtrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_dtrsm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_ctrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_ctrsm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb);
+        (void)static_cast<exact>(&cubind_cublas_ztrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb);
+        (void)static_cast<exact>(&cubind_cublas_ztrsm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_strmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrmm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_strmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrmm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dtrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrmm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dtrmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrmm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ctrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrmm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ctrmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrmm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ztrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrmm_v2);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ztrmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrmm_v2_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemmStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_cgemm3m_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgemm3mStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemm_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemmStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_zgemm_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgemmStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_batched_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmBatchedEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_batched_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmBatchedEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_strided_batched_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmStridedBatchedEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+        (void)static_cast<exact>(&cubind_cublas_gemm_strided_batched_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmStridedBatchedEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_grouped_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmGroupedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]);
+        (void)static_cast<exact>(&cubind_cublas_sgemm_grouped_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgemmGroupedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_grouped_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmGroupedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]);
+        (void)static_cast<exact>(&cubind_cublas_dgemm_grouped_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgemmGroupedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType);
+        (void)static_cast<exact>(&cubind_cublas_gemm_grouped_batched_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmGroupedBatchedEx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType);
+        (void)static_cast<exact>(&cubind_cublas_gemm_grouped_batched_ex_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasGemmGroupedBatchedEx_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgeam); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgeam);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_sgeam_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgeam_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_dgeam); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgeam);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_dgeam_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgeam_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgeam); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgeam);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cgeam_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgeam_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgeam); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgeam);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zgeam_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgeam_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_strsm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_strsm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrsmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dtrsm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_dtrsm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrsmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_ctrsm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_ctrsm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrsmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_ztrsm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_ztrsm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrsmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_sdgmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSdgmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_sdgmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSdgmm_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_ddgmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDdgmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_ddgmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDdgmm_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_cdgmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdgmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_cdgmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCdgmm_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_zdgmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdgmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_zdgmm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZdgmm_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_smatinv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSmatinvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dmatinv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDmatinvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cmatinv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCmatinvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zmatinv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZmatinvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_sgeqrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgeqrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dgeqrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgeqrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cgeqrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgeqrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zgeqrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgeqrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_sgels_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgelsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dgels_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgelsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cgels_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgelsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zgels_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgelsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_stpttr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStpttr);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_dtpttr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtpttr);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_ctpttr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtpttr);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda);
+        (void)static_cast<exact>(&cubind_cublas_ztpttr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtpttr);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP);
+        (void)static_cast<exact>(&cubind_cublas_strttp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasStrttp);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP);
+        (void)static_cast<exact>(&cubind_cublas_dtrttp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDtrttp);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_ctrttp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCtrttp);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP);
+        (void)static_cast<exact>(&cubind_cublas_ztrttp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZtrttp);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_sgetrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgetrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dgetrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgetrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cgetrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgetrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zgetrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgetrfBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_sgetri_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgetriBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dgetri_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgetriBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cgetri_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgetriBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zgetri_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgetriBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_sgetrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasSgetrsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_dgetrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasDgetrsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_cgetrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasCgetrsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize);
+        (void)static_cast<exact>(&cubind_cublas_zgetrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasZgetrsBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift);
+        (void)static_cast<exact>(&cubind_cublas_uint8gemm_bias); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasUint8gemmBias);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hsh_gemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSHgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hsh_gemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSHgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hss_gemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSSgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hss_gemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSSgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tst_gemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSTgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tst_gemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSTgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tss_gemv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSSgemvBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tss_gemv_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSSgemvBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hsh_gemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSHgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hsh_gemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSHgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hss_gemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSSgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hss_gemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHSSgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tst_gemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSTgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tst_gemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSTgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tss_gemv_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSSgemvStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_tss_gemv_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasTSSgemvStridedBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc);
+        (void)static_cast<exact>(&cubind_cublas_hgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc);
+        (void)static_cast<exact>(&cubind_cublas_hgemm_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemm_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hgemm_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemmBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hgemm_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemmBatched_64);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hgemm_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemmStridedBatched);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount);
+        (void)static_cast<exact>(&cubind_cublas_hgemm_strided_batched_64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasHgemmStridedBatched_64);
+    }
 }
 #endif
 

@@ -131,56 +131,256 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cublasLtLoggerForceDisab
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cublasLt_create)>(&cublasLtCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_destroy)>(&cublasLtDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_get_status_name)>(&cublasLtGetStatusName);
-    (void)static_cast<decltype(&cubind_cublasLt_get_status_string)>(&cublasLtGetStatusString);
-    (void)static_cast<decltype(&cubind_cublasLt_get_version)>(&cublasLtGetVersion);
-    (void)static_cast<decltype(&cubind_cublasLt_get_cudart_version)>(&cublasLtGetCudartVersion);
-    (void)static_cast<decltype(&cubind_cublasLt_get_property)>(&cublasLtGetProperty);
-    (void)static_cast<decltype(&cubind_cublasLt_heuristics_cache_get_capacity)>(&cublasLtHeuristicsCacheGetCapacity);
-    (void)static_cast<decltype(&cubind_cublasLt_heuristics_cache_set_capacity)>(&cublasLtHeuristicsCacheSetCapacity);
-    (void)static_cast<decltype(&cubind_cublasLt_disable_cpu_instructions_set_mask)>(&cublasLtDisableCpuInstructionsSetMask);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul)>(&cublasLtMatmul);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform)>(&cublasLtMatrixTransform);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_layout_init_internal)>(&cublasLtMatrixLayoutInit_internal);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_layout_create)>(&cublasLtMatrixLayoutCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_layout_destroy)>(&cublasLtMatrixLayoutDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_layout_set_attribute)>(&cublasLtMatrixLayoutSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_layout_get_attribute)>(&cublasLtMatrixLayoutGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_desc_init_internal)>(&cublasLtMatmulDescInit_internal);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_desc_create)>(&cublasLtMatmulDescCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_desc_destroy)>(&cublasLtMatmulDescDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_desc_set_attribute)>(&cublasLtMatmulDescSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_desc_get_attribute)>(&cublasLtMatmulDescGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform_desc_init_internal)>(&cublasLtMatrixTransformDescInit_internal);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform_desc_create)>(&cublasLtMatrixTransformDescCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform_desc_destroy)>(&cublasLtMatrixTransformDescDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform_desc_set_attribute)>(&cublasLtMatrixTransformDescSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matrix_transform_desc_get_attribute)>(&cublasLtMatrixTransformDescGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_emulation_desc_init_internal)>(&cublasLtEmulationDescInit_internal);
-    (void)static_cast<decltype(&cubind_cublasLt_emulation_desc_create)>(&cublasLtEmulationDescCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_emulation_desc_destroy)>(&cublasLtEmulationDescDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_emulation_desc_set_attribute)>(&cublasLtEmulationDescSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_emulation_desc_get_attribute)>(&cublasLtEmulationDescGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_preference_init_internal)>(&cublasLtMatmulPreferenceInit_internal);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_preference_create)>(&cublasLtMatmulPreferenceCreate);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_preference_destroy)>(&cublasLtMatmulPreferenceDestroy);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_preference_set_attribute)>(&cublasLtMatmulPreferenceSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_preference_get_attribute)>(&cublasLtMatmulPreferenceGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_get_heuristic)>(&cublasLtMatmulAlgoGetHeuristic);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_get_ids)>(&cublasLtMatmulAlgoGetIds);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_init)>(&cublasLtMatmulAlgoInit);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_check)>(&cublasLtMatmulAlgoCheck);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_cap_get_attribute)>(&cublasLtMatmulAlgoCapGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_config_set_attribute)>(&cublasLtMatmulAlgoConfigSetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_matmul_algo_config_get_attribute)>(&cublasLtMatmulAlgoConfigGetAttribute);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_set_callback)>(&cublasLtLoggerSetCallback);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_set_file)>(&cublasLtLoggerSetFile);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_open_file)>(&cublasLtLoggerOpenFile);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_set_level)>(&cublasLtLoggerSetLevel);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_set_mask)>(&cublasLtLoggerSetMask);
-    (void)static_cast<decltype(&cubind_cublasLt_logger_force_disable)>(&cublasLtLoggerForceDisable);
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t *lightHandle);
+        (void)static_cast<exact>(&cubind_cublasLt_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle);
+        (void)static_cast<exact>(&cubind_cublasLt_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtDestroy);
+    }
+    {
+        typedef const char *(*exact)(cublasStatus_t status);
+        (void)static_cast<exact>(&cubind_cublasLt_get_status_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtGetStatusName);
+    }
+    {
+        typedef const char *(*exact)(cublasStatus_t status);
+        (void)static_cast<exact>(&cubind_cublasLt_get_status_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtGetStatusString);
+    }
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cublasLt_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtGetVersion);
+    }
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cublasLt_get_cudart_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtGetCudartVersion);
+    }
+    {
+        typedef cublasStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cublasLt_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtGetProperty);
+    }
+    {
+        typedef cublasStatus_t (*exact)(size_t *capacity);
+        (void)static_cast<exact>(&cubind_cublasLt_heuristics_cache_get_capacity); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtHeuristicsCacheGetCapacity);
+    }
+    {
+        typedef cublasStatus_t (*exact)(size_t capacity);
+        (void)static_cast<exact>(&cubind_cublasLt_heuristics_cache_set_capacity); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtHeuristicsCacheSetCapacity);
+    }
+    {
+        typedef unsigned int (*exact)(unsigned int mask);
+        (void)static_cast<exact>(&cubind_cublasLt_disable_cpu_instructions_set_mask); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtDisableCpuInstructionsSetMask);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmul);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransform);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_layout_init_internal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixLayoutInit_internal);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_layout_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixLayoutCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixLayout_t matLayout);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_layout_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixLayoutDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_layout_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixLayoutSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_layout_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixLayoutGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_desc_init_internal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulDescInit_internal);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_desc_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulDescCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulDesc_t matmulDesc);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_desc_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulDescDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_desc_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulDescSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_desc_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulDescGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform_desc_init_internal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransformDescInit_internal);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform_desc_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransformDescCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixTransformDesc_t transformDesc);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform_desc_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransformDescDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform_desc_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransformDescSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matrix_transform_desc_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatrixTransformDescGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtEmulationDesc_t emulationDesc, size_t size);
+        (void)static_cast<exact>(&cubind_cublasLt_emulation_desc_init_internal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtEmulationDescInit_internal);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtEmulationDesc_t *emulationDesc);
+        (void)static_cast<exact>(&cubind_cublasLt_emulation_desc_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtEmulationDescCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtEmulationDesc_t emulationDesc);
+        (void)static_cast<exact>(&cubind_cublasLt_emulation_desc_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtEmulationDescDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_emulation_desc_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtEmulationDescSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_emulation_desc_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtEmulationDescGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulPreference_t pref, size_t size);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_preference_init_internal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulPreferenceInit_internal);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulPreference_t *pref);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_preference_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulPreferenceCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulPreference_t pref);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_preference_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulPreferenceDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_preference_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulPreferenceSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_preference_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulPreferenceGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_get_heuristic); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoGetHeuristic);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_get_ids); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoGetIds);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_init); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoInit);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_check); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoCheck);
+    }
+    {
+        typedef cublasStatus_t (*exact)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_cap_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoCapGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_config_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoConfigSetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+        (void)static_cast<exact>(&cubind_cublasLt_matmul_algo_config_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtMatmulAlgoConfigGetAttribute);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasLtLoggerCallback_t callback);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_set_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerSetCallback);
+    }
+    {
+        typedef cublasStatus_t (*exact)(FILE *file);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_set_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerSetFile);
+    }
+    {
+        typedef cublasStatus_t (*exact)(const char *logFile);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_open_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerOpenFile);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int level);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_set_level); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerSetLevel);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int mask);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_set_mask); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerSetMask);
+    }
+    {
+        typedef cublasStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cublasLt_logger_force_disable); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasLtLoggerForceDisable);
+    }
 }
 #endif
 

@@ -471,226 +471,1106 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cudnnFusedOpsExecute), _
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cudnn_get_version)>(&cudnnGetVersion);
-    (void)static_cast<decltype(&cubind_cudnn_get_max_device_version)>(&cudnnGetMaxDeviceVersion);
-    (void)static_cast<decltype(&cubind_cudnn_get_cudart_version)>(&cudnnGetCudartVersion);
-    (void)static_cast<decltype(&cubind_cudnn_get_error_string)>(&cudnnGetErrorString);
-    (void)static_cast<decltype(&cubind_cudnn_get_last_error_string)>(&cudnnGetLastErrorString);
-    (void)static_cast<decltype(&cubind_cudnn_query_runtime_error)>(&cudnnQueryRuntimeError);
-    (void)static_cast<decltype(&cubind_cudnn_get_property)>(&cudnnGetProperty);
-    (void)static_cast<decltype(&cubind_cudnn_create)>(&cudnnCreate);
-    (void)static_cast<decltype(&cubind_cudnn_destroy)>(&cudnnDestroy);
-    (void)static_cast<decltype(&cubind_cudnn_set_stream)>(&cudnnSetStream);
-    (void)static_cast<decltype(&cubind_cudnn_get_stream)>(&cudnnGetStream);
-    (void)static_cast<decltype(&cubind_cudnn_set_callback)>(&cudnnSetCallback);
-    (void)static_cast<decltype(&cubind_cudnn_get_callback)>(&cudnnGetCallback);
-    (void)static_cast<decltype(&cubind_cudnn_graph_version_check)>(&cudnnGraphVersionCheck);
-    (void)static_cast<decltype(&cubind_cudnn_backend_create_descriptor)>(&cudnnBackendCreateDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_backend_destroy_descriptor)>(&cudnnBackendDestroyDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_backend_initialize)>(&cudnnBackendInitialize);
-    (void)static_cast<decltype(&cubind_cudnn_backend_finalize)>(&cudnnBackendFinalize);
-    (void)static_cast<decltype(&cubind_cudnn_backend_set_attribute)>(&cudnnBackendSetAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_backend_get_attribute)>(&cudnnBackendGetAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_backend_execute)>(&cudnnBackendExecute);
-    (void)static_cast<decltype(&cubind_cudnn_backend_populate_cuda_graph)>(&cudnnBackendPopulateCudaGraph);
-    (void)static_cast<decltype(&cubind_cudnn_backend_update_cuda_graph)>(&cudnnBackendUpdateCudaGraph);
-    (void)static_cast<decltype(&cubind_cudnn_create_tensor_descriptor)>(&cudnnCreateTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor4d_descriptor)>(&cudnnSetTensor4dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor4d_descriptor_ex)>(&cudnnSetTensor4dDescriptorEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_tensor4d_descriptor)>(&cudnnGetTensor4dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor_nd_descriptor)>(&cudnnSetTensorNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor_nd_descriptor_ex)>(&cudnnSetTensorNdDescriptorEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_tensor_nd_descriptor)>(&cudnnGetTensorNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_tensor_size_in_bytes)>(&cudnnGetTensorSizeInBytes);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_tensor_descriptor)>(&cudnnDestroyTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_init_transform_dest)>(&cudnnInitTransformDest);
-    (void)static_cast<decltype(&cubind_cudnn_create_tensor_transform_descriptor)>(&cudnnCreateTensorTransformDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor_transform_descriptor)>(&cudnnSetTensorTransformDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_tensor_transform_descriptor)>(&cudnnGetTensorTransformDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_tensor_transform_descriptor)>(&cudnnDestroyTensorTransformDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_transform_tensor)>(&cudnnTransformTensor);
-    (void)static_cast<decltype(&cubind_cudnn_transform_tensor_ex)>(&cudnnTransformTensorEx);
-    (void)static_cast<decltype(&cubind_cudnn_add_tensor)>(&cudnnAddTensor);
-    (void)static_cast<decltype(&cubind_cudnn_create_op_tensor_descriptor)>(&cudnnCreateOpTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_op_tensor_descriptor)>(&cudnnSetOpTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_op_tensor_descriptor)>(&cudnnGetOpTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_op_tensor_descriptor)>(&cudnnDestroyOpTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_op_tensor)>(&cudnnOpTensor);
-    (void)static_cast<decltype(&cubind_cudnn_create_reduce_tensor_descriptor)>(&cudnnCreateReduceTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_reduce_tensor_descriptor)>(&cudnnSetReduceTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_reduce_tensor_descriptor)>(&cudnnGetReduceTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_reduce_tensor_descriptor)>(&cudnnDestroyReduceTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_reduction_indices_size)>(&cudnnGetReductionIndicesSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_reduction_workspace_size)>(&cudnnGetReductionWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_reduce_tensor)>(&cudnnReduceTensor);
-    (void)static_cast<decltype(&cubind_cudnn_set_tensor)>(&cudnnSetTensor);
-    (void)static_cast<decltype(&cubind_cudnn_scale_tensor)>(&cudnnScaleTensor);
-    (void)static_cast<decltype(&cubind_cudnn_create_filter_descriptor)>(&cudnnCreateFilterDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_filter4d_descriptor)>(&cudnnSetFilter4dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_filter4d_descriptor)>(&cudnnGetFilter4dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_filter_nd_descriptor)>(&cudnnSetFilterNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_filter_nd_descriptor)>(&cudnnGetFilterNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_filter_size_in_bytes)>(&cudnnGetFilterSizeInBytes);
-    (void)static_cast<decltype(&cubind_cudnn_transform_filter)>(&cudnnTransformFilter);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_filter_descriptor)>(&cudnnDestroyFilterDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_softmax_forward)>(&cudnnSoftmaxForward);
-    (void)static_cast<decltype(&cubind_cudnn_create_pooling_descriptor)>(&cudnnCreatePoolingDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_pooling2d_descriptor)>(&cudnnSetPooling2dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_pooling2d_descriptor)>(&cudnnGetPooling2dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_pooling_nd_descriptor)>(&cudnnSetPoolingNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_pooling_nd_descriptor)>(&cudnnGetPoolingNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_pooling_nd_forward_output_dim)>(&cudnnGetPoolingNdForwardOutputDim);
-    (void)static_cast<decltype(&cubind_cudnn_get_pooling2d_forward_output_dim)>(&cudnnGetPooling2dForwardOutputDim);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_pooling_descriptor)>(&cudnnDestroyPoolingDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_pooling_forward)>(&cudnnPoolingForward);
-    (void)static_cast<decltype(&cubind_cudnn_create_activation_descriptor)>(&cudnnCreateActivationDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_activation_descriptor)>(&cudnnSetActivationDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_activation_descriptor)>(&cudnnGetActivationDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_activation_descriptor_swish_beta)>(&cudnnSetActivationDescriptorSwishBeta);
-    (void)static_cast<decltype(&cubind_cudnn_get_activation_descriptor_swish_beta)>(&cudnnGetActivationDescriptorSwishBeta);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_activation_descriptor)>(&cudnnDestroyActivationDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_activation_forward)>(&cudnnActivationForward);
-    (void)static_cast<decltype(&cubind_cudnn_create_lrn_descriptor)>(&cudnnCreateLRNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_lrn_descriptor)>(&cudnnSetLRNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_lrn_descriptor)>(&cudnnGetLRNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_lrn_descriptor)>(&cudnnDestroyLRNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_lrn_cross_channel_forward)>(&cudnnLRNCrossChannelForward);
-    (void)static_cast<decltype(&cubind_cudnn_divisive_normalization_forward)>(&cudnnDivisiveNormalizationForward);
-    (void)static_cast<decltype(&cubind_cudnn_derive_bn_tensor_descriptor)>(&cudnnDeriveBNTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_batch_normalization_forward_inference)>(&cudnnBatchNormalizationForwardInference);
-    (void)static_cast<decltype(&cubind_cudnn_derive_norm_tensor_descriptor)>(&cudnnDeriveNormTensorDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_normalization_forward_inference)>(&cudnnNormalizationForwardInference);
-    (void)static_cast<decltype(&cubind_cudnn_create_spatial_transformer_descriptor)>(&cudnnCreateSpatialTransformerDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_spatial_transformer_nd_descriptor)>(&cudnnSetSpatialTransformerNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_spatial_transformer_descriptor)>(&cudnnDestroySpatialTransformerDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_spatial_tf_grid_generator_forward)>(&cudnnSpatialTfGridGeneratorForward);
-    (void)static_cast<decltype(&cubind_cudnn_spatial_tf_sampler_forward)>(&cudnnSpatialTfSamplerForward);
-    (void)static_cast<decltype(&cubind_cudnn_create_dropout_descriptor)>(&cudnnCreateDropoutDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_dropout_descriptor)>(&cudnnDestroyDropoutDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_dropout_get_states_size)>(&cudnnDropoutGetStatesSize);
-    (void)static_cast<decltype(&cubind_cudnn_dropout_get_reserve_space_size)>(&cudnnDropoutGetReserveSpaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_set_dropout_descriptor)>(&cudnnSetDropoutDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_restore_dropout_descriptor)>(&cudnnRestoreDropoutDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_dropout_descriptor)>(&cudnnGetDropoutDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_dropout_forward)>(&cudnnDropoutForward);
-    (void)static_cast<decltype(&cubind_cudnn_ops_version_check)>(&cudnnOpsVersionCheck);
-    (void)static_cast<decltype(&cubind_cudnn_softmax_backward)>(&cudnnSoftmaxBackward);
-    (void)static_cast<decltype(&cubind_cudnn_pooling_backward)>(&cudnnPoolingBackward);
-    (void)static_cast<decltype(&cubind_cudnn_activation_backward)>(&cudnnActivationBackward);
-    (void)static_cast<decltype(&cubind_cudnn_lrn_cross_channel_backward)>(&cudnnLRNCrossChannelBackward);
-    (void)static_cast<decltype(&cubind_cudnn_divisive_normalization_backward)>(&cudnnDivisiveNormalizationBackward);
-    (void)static_cast<decltype(&cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size)>(&cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_batch_normalization_backward_ex_workspace_size)>(&cudnnGetBatchNormalizationBackwardExWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size)>(&cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_batch_normalization_forward_training)>(&cudnnBatchNormalizationForwardTraining);
-    (void)static_cast<decltype(&cubind_cudnn_batch_normalization_forward_training_ex)>(&cudnnBatchNormalizationForwardTrainingEx);
-    (void)static_cast<decltype(&cubind_cudnn_batch_normalization_backward)>(&cudnnBatchNormalizationBackward);
-    (void)static_cast<decltype(&cubind_cudnn_batch_normalization_backward_ex)>(&cudnnBatchNormalizationBackwardEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_normalization_forward_training_workspace_size)>(&cudnnGetNormalizationForwardTrainingWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_normalization_backward_workspace_size)>(&cudnnGetNormalizationBackwardWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_normalization_training_reserve_space_size)>(&cudnnGetNormalizationTrainingReserveSpaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_normalization_forward_training)>(&cudnnNormalizationForwardTraining);
-    (void)static_cast<decltype(&cubind_cudnn_normalization_backward)>(&cudnnNormalizationBackward);
-    (void)static_cast<decltype(&cubind_cudnn_spatial_tf_grid_generator_backward)>(&cudnnSpatialTfGridGeneratorBackward);
-    (void)static_cast<decltype(&cubind_cudnn_spatial_tf_sampler_backward)>(&cudnnSpatialTfSamplerBackward);
-    (void)static_cast<decltype(&cubind_cudnn_dropout_backward)>(&cudnnDropoutBackward);
-    (void)static_cast<decltype(&cubind_cudnn_create_rnn_descriptor)>(&cudnnCreateRNNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_rnn_descriptor)>(&cudnnDestroyRNNDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_rnn_descriptor_v8)>(&cudnnSetRNNDescriptor_v8);
-    (void)static_cast<decltype(&cubind_cudnn_get_rnn_descriptor_v8)>(&cudnnGetRNNDescriptor_v8);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_set_clip_v8)>(&cudnnRNNSetClip_v8);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_set_clip_v9)>(&cudnnRNNSetClip_v9);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_get_clip_v8)>(&cudnnRNNGetClip_v8);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_get_clip_v9)>(&cudnnRNNGetClip_v9);
-    (void)static_cast<decltype(&cubind_cudnn_build_rnn_dynamic)>(&cudnnBuildRNNDynamic);
-    (void)static_cast<decltype(&cubind_cudnn_get_rnn_temp_space_sizes)>(&cudnnGetRNNTempSpaceSizes);
-    (void)static_cast<decltype(&cubind_cudnn_get_rnn_weight_space_size)>(&cudnnGetRNNWeightSpaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_rnn_weight_params)>(&cudnnGetRNNWeightParams);
-    (void)static_cast<decltype(&cubind_cudnn_create_rnn_data_descriptor)>(&cudnnCreateRNNDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_rnn_data_descriptor)>(&cudnnDestroyRNNDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_rnn_data_descriptor)>(&cudnnSetRNNDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_rnn_data_descriptor)>(&cudnnGetRNNDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_forward)>(&cudnnRNNForward);
-    (void)static_cast<decltype(&cubind_cudnn_create_seq_data_descriptor)>(&cudnnCreateSeqDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_seq_data_descriptor)>(&cudnnDestroySeqDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_seq_data_descriptor)>(&cudnnSetSeqDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_seq_data_descriptor)>(&cudnnGetSeqDataDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_create_attn_descriptor)>(&cudnnCreateAttnDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_attn_descriptor)>(&cudnnDestroyAttnDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_attn_descriptor)>(&cudnnSetAttnDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_attn_descriptor)>(&cudnnGetAttnDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_multi_head_attn_buffers)>(&cudnnGetMultiHeadAttnBuffers);
-    (void)static_cast<decltype(&cubind_cudnn_get_multi_head_attn_weights)>(&cudnnGetMultiHeadAttnWeights);
-    (void)static_cast<decltype(&cubind_cudnn_multi_head_attn_forward)>(&cudnnMultiHeadAttnForward);
-    (void)static_cast<decltype(&cubind_cudnn_adv_version_check)>(&cudnnAdvVersionCheck);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_backward_data_v8)>(&cudnnRNNBackwardData_v8);
-    (void)static_cast<decltype(&cubind_cudnn_rnn_backward_weights_v8)>(&cudnnRNNBackwardWeights_v8);
-    (void)static_cast<decltype(&cubind_cudnn_multi_head_attn_backward_data)>(&cudnnMultiHeadAttnBackwardData);
-    (void)static_cast<decltype(&cubind_cudnn_multi_head_attn_backward_weights)>(&cudnnMultiHeadAttnBackwardWeights);
-    (void)static_cast<decltype(&cubind_cudnn_create_ctc_loss_descriptor)>(&cudnnCreateCTCLossDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_ctc_loss_descriptor)>(&cudnnSetCTCLossDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_ctc_loss_descriptor_ex)>(&cudnnSetCTCLossDescriptorEx);
-    (void)static_cast<decltype(&cubind_cudnn_set_ctc_loss_descriptor_v8)>(&cudnnSetCTCLossDescriptor_v8);
-    (void)static_cast<decltype(&cubind_cudnn_set_ctc_loss_descriptor_v9)>(&cudnnSetCTCLossDescriptor_v9);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_descriptor)>(&cudnnGetCTCLossDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_descriptor_ex)>(&cudnnGetCTCLossDescriptorEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_descriptor_v8)>(&cudnnGetCTCLossDescriptor_v8);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_descriptor_v9)>(&cudnnGetCTCLossDescriptor_v9);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_ctc_loss_descriptor)>(&cudnnDestroyCTCLossDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_ctc_loss)>(&cudnnCTCLoss);
-    (void)static_cast<decltype(&cubind_cudnn_ctc_loss_v8)>(&cudnnCTCLoss_v8);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_workspace_size)>(&cudnnGetCTCLossWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_get_ctc_loss_workspace_size_v8)>(&cudnnGetCTCLossWorkspaceSize_v8);
-    (void)static_cast<decltype(&cubind_cudnn_create_convolution_descriptor)>(&cudnnCreateConvolutionDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_convolution_descriptor)>(&cudnnDestroyConvolutionDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_convolution_math_type)>(&cudnnSetConvolutionMathType);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_math_type)>(&cudnnGetConvolutionMathType);
-    (void)static_cast<decltype(&cubind_cudnn_set_convolution_group_count)>(&cudnnSetConvolutionGroupCount);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_group_count)>(&cudnnGetConvolutionGroupCount);
-    (void)static_cast<decltype(&cubind_cudnn_set_convolution_reorder_type)>(&cudnnSetConvolutionReorderType);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_reorder_type)>(&cudnnGetConvolutionReorderType);
-    (void)static_cast<decltype(&cubind_cudnn_set_convolution2d_descriptor)>(&cudnnSetConvolution2dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution2d_descriptor)>(&cudnnGetConvolution2dDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_set_convolution_nd_descriptor)>(&cudnnSetConvolutionNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_nd_descriptor)>(&cudnnGetConvolutionNdDescriptor);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution2d_forward_output_dim)>(&cudnnGetConvolution2dForwardOutputDim);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_nd_forward_output_dim)>(&cudnnGetConvolutionNdForwardOutputDim);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_forward_algorithm_max_count)>(&cudnnGetConvolutionForwardAlgorithmMaxCount);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_forward_algorithm_v7)>(&cudnnGetConvolutionForwardAlgorithm_v7);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_forward_algorithm)>(&cudnnFindConvolutionForwardAlgorithm);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_forward_algorithm_ex)>(&cudnnFindConvolutionForwardAlgorithmEx);
-    (void)static_cast<decltype(&cubind_cudnn_im2_col)>(&cudnnIm2Col);
-    (void)static_cast<decltype(&cubind_cudnn_reorder_filter_and_bias)>(&cudnnReorderFilterAndBias);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_forward_workspace_size)>(&cudnnGetConvolutionForwardWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_convolution_forward)>(&cudnnConvolutionForward);
-    (void)static_cast<decltype(&cubind_cudnn_convolution_bias_activation_forward)>(&cudnnConvolutionBiasActivationForward);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_data_algorithm_max_count)>(&cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_backward_data_algorithm)>(&cudnnFindConvolutionBackwardDataAlgorithm);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_backward_data_algorithm_ex)>(&cudnnFindConvolutionBackwardDataAlgorithmEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_data_algorithm_v7)>(&cudnnGetConvolutionBackwardDataAlgorithm_v7);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_data_workspace_size)>(&cudnnGetConvolutionBackwardDataWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_convolution_backward_data)>(&cudnnConvolutionBackwardData);
-    (void)static_cast<decltype(&cubind_cudnn_get_folded_conv_backward_data_descriptors)>(&cudnnGetFoldedConvBackwardDataDescriptors);
-    (void)static_cast<decltype(&cubind_cudnn_cnn_version_check)>(&cudnnCnnVersionCheck);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_filter_algorithm_max_count)>(&cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_backward_filter_algorithm)>(&cudnnFindConvolutionBackwardFilterAlgorithm);
-    (void)static_cast<decltype(&cubind_cudnn_find_convolution_backward_filter_algorithm_ex)>(&cudnnFindConvolutionBackwardFilterAlgorithmEx);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_filter_algorithm_v7)>(&cudnnGetConvolutionBackwardFilterAlgorithm_v7);
-    (void)static_cast<decltype(&cubind_cudnn_get_convolution_backward_filter_workspace_size)>(&cudnnGetConvolutionBackwardFilterWorkspaceSize);
-    (void)static_cast<decltype(&cubind_cudnn_convolution_backward_filter)>(&cudnnConvolutionBackwardFilter);
-    (void)static_cast<decltype(&cubind_cudnn_convolution_backward_bias)>(&cudnnConvolutionBackwardBias);
-    (void)static_cast<decltype(&cubind_cudnn_create_fused_ops_const_param_pack)>(&cudnnCreateFusedOpsConstParamPack);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_fused_ops_const_param_pack)>(&cudnnDestroyFusedOpsConstParamPack);
-    (void)static_cast<decltype(&cubind_cudnn_set_fused_ops_const_param_pack_attribute)>(&cudnnSetFusedOpsConstParamPackAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_get_fused_ops_const_param_pack_attribute)>(&cudnnGetFusedOpsConstParamPackAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_create_fused_ops_variant_param_pack)>(&cudnnCreateFusedOpsVariantParamPack);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_fused_ops_variant_param_pack)>(&cudnnDestroyFusedOpsVariantParamPack);
-    (void)static_cast<decltype(&cubind_cudnn_set_fused_ops_variant_param_pack_attribute)>(&cudnnSetFusedOpsVariantParamPackAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_get_fused_ops_variant_param_pack_attribute)>(&cudnnGetFusedOpsVariantParamPackAttribute);
-    (void)static_cast<decltype(&cubind_cudnn_create_fused_ops_plan)>(&cudnnCreateFusedOpsPlan);
-    (void)static_cast<decltype(&cubind_cudnn_destroy_fused_ops_plan)>(&cudnnDestroyFusedOpsPlan);
-    (void)static_cast<decltype(&cubind_cudnn_make_fused_ops_plan)>(&cudnnMakeFusedOpsPlan);
-    (void)static_cast<decltype(&cubind_cudnn_fused_ops_execute)>(&cudnnFusedOpsExecute);
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetVersion);
+    }
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_get_max_device_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetMaxDeviceVersion);
+    }
+    {
+        typedef size_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_get_cudart_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCudartVersion);
+    }
+    {
+        typedef const char *(*exact)(cudnnStatus_t status);
+        (void)static_cast<exact>(&cubind_cudnn_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetErrorString);
+    }
+    {
+        typedef void (*exact)(char *message, size_t max_size);
+        (void)static_cast<exact>(&cubind_cudnn_get_last_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetLastErrorString);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
+        (void)static_cast<exact>(&cubind_cudnn_query_runtime_error); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnQueryRuntimeError);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cudnn_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetProperty);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cudnn_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreate);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle);
+        (void)static_cast<exact>(&cubind_cudnn_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroy);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudaStream_t streamId);
+        (void)static_cast<exact>(&cubind_cudnn_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetStream);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudaStream_t *streamId);
+        (void)static_cast<exact>(&cubind_cudnn_get_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetStream);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(unsigned int mask, void *udata, cudnnCallback_t fptr);
+        (void)static_cast<exact>(&cubind_cudnn_set_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetCallback);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
+        (void)static_cast<exact>(&cubind_cudnn_get_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCallback);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_graph_version_check); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGraphVersionCheck);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
+        (void)static_cast<exact>(&cubind_cudnn_backend_create_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendCreateDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnBackendDescriptor_t descriptor);
+        (void)static_cast<exact>(&cubind_cudnn_backend_destroy_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendDestroyDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnBackendDescriptor_t descriptor);
+        (void)static_cast<exact>(&cubind_cudnn_backend_initialize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendInitialize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnBackendDescriptor_t descriptor);
+        (void)static_cast<exact>(&cubind_cudnn_backend_finalize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendFinalize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
+        (void)static_cast<exact>(&cubind_cudnn_backend_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendSetAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
+        (void)static_cast<exact>(&cubind_cudnn_backend_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendGetAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
+        (void)static_cast<exact>(&cubind_cudnn_backend_execute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendExecute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+        (void)static_cast<exact>(&cubind_cudnn_backend_populate_cuda_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendPopulateCudaGraph);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
+        (void)static_cast<exact>(&cubind_cudnn_backend_update_cuda_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBackendUpdateCudaGraph);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t *tensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor4d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensor4dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor4d_descriptor_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensor4dDescriptorEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
+        (void)static_cast<exact>(&cubind_cudnn_get_tensor4d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetTensor4dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensorNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor_nd_descriptor_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensorNdDescriptorEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+        (void)static_cast<exact>(&cubind_cudnn_get_tensor_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetTensorNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
+        (void)static_cast<exact>(&cubind_cudnn_get_tensor_size_in_bytes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetTensorSizeInBytes);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t tensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_init_transform_dest); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnInitTransformDest);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorTransformDescriptor_t *transformDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_tensor_transform_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateTensorTransformDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor_transform_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensorTransformDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
+        (void)static_cast<exact>(&cubind_cudnn_get_tensor_transform_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetTensorTransformDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorTransformDescriptor_t transformDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_tensor_transform_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyTensorTransformDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_transform_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnTransformTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
+        (void)static_cast<exact>(&cubind_cudnn_transform_tensor_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnTransformTensorEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+        (void)static_cast<exact>(&cubind_cudnn_add_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnAddTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnOpTensorDescriptor_t *opTensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_op_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateOpTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
+        (void)static_cast<exact>(&cubind_cudnn_set_op_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetOpTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
+        (void)static_cast<exact>(&cubind_cudnn_get_op_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetOpTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnOpTensorDescriptor_t opTensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_op_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyOpTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+        (void)static_cast<exact>(&cubind_cudnn_op_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnOpTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_reduce_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateReduceTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
+        (void)static_cast<exact>(&cubind_cudnn_set_reduce_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetReduceTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
+        (void)static_cast<exact>(&cubind_cudnn_get_reduce_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetReduceTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnReduceTensorDescriptor_t reduceTensorDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_reduce_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyReduceTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_reduction_indices_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetReductionIndicesSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_reduction_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetReductionWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+        (void)static_cast<exact>(&cubind_cudnn_reduce_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnReduceTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
+        (void)static_cast<exact>(&cubind_cudnn_set_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
+        (void)static_cast<exact>(&cubind_cudnn_scale_tensor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnScaleTensor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFilterDescriptor_t *filterDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_filter_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateFilterDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
+        (void)static_cast<exact>(&cubind_cudnn_set_filter4d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetFilter4dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
+        (void)static_cast<exact>(&cubind_cudnn_get_filter4d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFilter4dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_set_filter_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetFilterNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_get_filter_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFilterNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnFilterDescriptor_t filterDesc, size_t *size);
+        (void)static_cast<exact>(&cubind_cudnn_get_filter_size_in_bytes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFilterSizeInBytes);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
+        (void)static_cast<exact>(&cubind_cudnn_transform_filter); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnTransformFilter);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFilterDescriptor_t filterDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_filter_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyFilterDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_softmax_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSoftmaxForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnPoolingDescriptor_t *poolingDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_pooling_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreatePoolingDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
+        (void)static_cast<exact>(&cubind_cudnn_set_pooling2d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetPooling2dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
+        (void)static_cast<exact>(&cubind_cudnn_get_pooling2d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetPooling2dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
+        (void)static_cast<exact>(&cubind_cudnn_set_pooling_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetPoolingNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
+        (void)static_cast<exact>(&cubind_cudnn_get_pooling_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetPoolingNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_get_pooling_nd_forward_output_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetPoolingNdForwardOutputDim);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
+        (void)static_cast<exact>(&cubind_cudnn_get_pooling2d_forward_output_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetPooling2dForwardOutputDim);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnPoolingDescriptor_t poolingDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_pooling_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyPoolingDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_pooling_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnPoolingForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnActivationDescriptor_t *activationDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_activation_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateActivationDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
+        (void)static_cast<exact>(&cubind_cudnn_set_activation_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetActivationDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
+        (void)static_cast<exact>(&cubind_cudnn_get_activation_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetActivationDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnActivationDescriptor_t activationDesc, double swish_beta);
+        (void)static_cast<exact>(&cubind_cudnn_set_activation_descriptor_swish_beta); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetActivationDescriptorSwishBeta);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
+        (void)static_cast<exact>(&cubind_cudnn_get_activation_descriptor_swish_beta); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetActivationDescriptorSwishBeta);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnActivationDescriptor_t activationDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_activation_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyActivationDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_activation_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnActivationForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnLRNDescriptor_t *normDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_lrn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateLRNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
+        (void)static_cast<exact>(&cubind_cudnn_set_lrn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetLRNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
+        (void)static_cast<exact>(&cubind_cudnn_get_lrn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetLRNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnLRNDescriptor_t lrnDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_lrn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyLRNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_lrn_cross_channel_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnLRNCrossChannelForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_divisive_normalization_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDivisiveNormalizationForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
+        (void)static_cast<exact>(&cubind_cudnn_derive_bn_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDeriveBNTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
+        (void)static_cast<exact>(&cubind_cudnn_batch_normalization_forward_inference); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBatchNormalizationForwardInference);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_derive_norm_tensor_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDeriveNormTensorDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_normalization_forward_inference); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnNormalizationForwardInference);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSpatialTransformerDescriptor_t *stDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_spatial_transformer_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateSpatialTransformerDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_set_spatial_transformer_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetSpatialTransformerNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSpatialTransformerDescriptor_t stDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_spatial_transformer_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroySpatialTransformerDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
+        (void)static_cast<exact>(&cubind_cudnn_spatial_tf_grid_generator_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSpatialTfGridGeneratorForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_spatial_tf_sampler_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSpatialTfSamplerForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnDropoutDescriptor_t *dropoutDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_dropout_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateDropoutDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnDropoutDescriptor_t dropoutDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_dropout_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyDropoutDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_dropout_get_states_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDropoutGetStatesSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_dropout_get_reserve_space_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDropoutGetReserveSpaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+        (void)static_cast<exact>(&cubind_cudnn_set_dropout_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetDropoutDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
+        (void)static_cast<exact>(&cubind_cudnn_restore_dropout_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRestoreDropoutDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
+        (void)static_cast<exact>(&cubind_cudnn_get_dropout_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetDropoutDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_dropout_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDropoutForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_ops_version_check); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnOpsVersionCheck);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+        (void)static_cast<exact>(&cubind_cudnn_softmax_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSoftmaxBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+        (void)static_cast<exact>(&cubind_cudnn_pooling_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnPoolingBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+        (void)static_cast<exact>(&cubind_cudnn_activation_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnActivationBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+        (void)static_cast<exact>(&cubind_cudnn_lrn_cross_channel_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnLRNCrossChannelBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
+        (void)static_cast<exact>(&cubind_cudnn_divisive_normalization_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDivisiveNormalizationBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_batch_normalization_backward_ex_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetBatchNormalizationBackwardExWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
+        (void)static_cast<exact>(&cubind_cudnn_batch_normalization_forward_training); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBatchNormalizationForwardTraining);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_batch_normalization_forward_training_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBatchNormalizationForwardTrainingEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+        (void)static_cast<exact>(&cubind_cudnn_batch_normalization_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBatchNormalizationBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_batch_normalization_backward_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBatchNormalizationBackwardEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_get_normalization_forward_training_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetNormalizationForwardTrainingWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_get_normalization_backward_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetNormalizationBackwardWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_get_normalization_training_reserve_space_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetNormalizationTrainingReserveSpaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_normalization_forward_training); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnNormalizationForwardTraining);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+        (void)static_cast<exact>(&cubind_cudnn_normalization_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnNormalizationBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
+        (void)static_cast<exact>(&cubind_cudnn_spatial_tf_grid_generator_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSpatialTfGridGeneratorBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
+        (void)static_cast<exact>(&cubind_cudnn_spatial_tf_sampler_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSpatialTfSamplerBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_dropout_backward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDropoutBackward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t *rnnDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_rnn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateRNNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_rnn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyRNNDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
+        (void)static_cast<exact>(&cubind_cudnn_set_rnn_descriptor_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetRNNDescriptor_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
+        (void)static_cast<exact>(&cubind_cudnn_get_rnn_descriptor_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetRNNDescriptor_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_set_clip_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNSetClip_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_set_clip_v9); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNSetClip_v9);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_get_clip_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNGetClip_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_get_clip_v9); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNGetClip_v9);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
+        (void)static_cast<exact>(&cubind_cudnn_build_rnn_dynamic); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnBuildRNNDynamic);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
+        (void)static_cast<exact>(&cubind_cudnn_get_rnn_temp_space_sizes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetRNNTempSpaceSizes);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
+        (void)static_cast<exact>(&cubind_cudnn_get_rnn_weight_space_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetRNNWeightSpaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
+        (void)static_cast<exact>(&cubind_cudnn_get_rnn_weight_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetRNNWeightParams);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDataDescriptor_t *rnnDataDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_rnn_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateRNNDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDataDescriptor_t rnnDataDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_rnn_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyRNNDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
+        (void)static_cast<exact>(&cubind_cudnn_set_rnn_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetRNNDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
+        (void)static_cast<exact>(&cubind_cudnn_get_rnn_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetRNNDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSeqDataDescriptor_t *seqDataDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_seq_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateSeqDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSeqDataDescriptor_t seqDataDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_seq_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroySeqDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
+        (void)static_cast<exact>(&cubind_cudnn_set_seq_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetSeqDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
+        (void)static_cast<exact>(&cubind_cudnn_get_seq_data_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetSeqDataDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnAttnDescriptor_t *attnDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_attn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateAttnDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnAttnDescriptor_t attnDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_attn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyAttnDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
+        (void)static_cast<exact>(&cubind_cudnn_set_attn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetAttnDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
+        (void)static_cast<exact>(&cubind_cudnn_get_attn_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetAttnDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_multi_head_attn_buffers); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetMultiHeadAttnBuffers);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
+        (void)static_cast<exact>(&cubind_cudnn_get_multi_head_attn_weights); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetMultiHeadAttnWeights);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_multi_head_attn_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnMultiHeadAttnForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_adv_version_check); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnAdvVersionCheck);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_backward_data_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNBackwardData_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_rnn_backward_weights_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnRNNBackwardWeights_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_multi_head_attn_backward_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnMultiHeadAttnBackwardData);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
+        (void)static_cast<exact>(&cubind_cudnn_multi_head_attn_backward_weights); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnMultiHeadAttnBackwardWeights);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t *ctcLossDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_ctc_loss_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateCTCLossDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
+        (void)static_cast<exact>(&cubind_cudnn_set_ctc_loss_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetCTCLossDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
+        (void)static_cast<exact>(&cubind_cudnn_set_ctc_loss_descriptor_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetCTCLossDescriptorEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
+        (void)static_cast<exact>(&cubind_cudnn_set_ctc_loss_descriptor_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetCTCLossDescriptor_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
+        (void)static_cast<exact>(&cubind_cudnn_set_ctc_loss_descriptor_v9); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetCTCLossDescriptor_v9);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_descriptor_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossDescriptorEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_descriptor_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossDescriptor_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_descriptor_v9); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossDescriptor_v9);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnCTCLossDescriptor_t ctcLossDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_ctc_loss_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyCTCLossDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_ctc_loss); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCTCLoss);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
+        (void)static_cast<exact>(&cubind_cudnn_ctc_loss_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCTCLoss_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_ctc_loss_workspace_size_v8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetCTCLossWorkspaceSize_v8);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t *convDesc);
+        (void)static_cast<exact>(&cubind_cudnn_create_convolution_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateConvolutionDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_convolution_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyConvolutionDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
+        (void)static_cast<exact>(&cubind_cudnn_set_convolution_math_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetConvolutionMathType);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_math_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionMathType);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, int groupCount);
+        (void)static_cast<exact>(&cubind_cudnn_set_convolution_group_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetConvolutionGroupCount);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_group_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionGroupCount);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
+        (void)static_cast<exact>(&cubind_cudnn_set_convolution_reorder_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetConvolutionReorderType);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_reorder_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionReorderType);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+        (void)static_cast<exact>(&cubind_cudnn_set_convolution2d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetConvolution2dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution2d_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolution2dDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+        (void)static_cast<exact>(&cubind_cudnn_set_convolution_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetConvolutionNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_nd_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionNdDescriptor);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution2d_forward_output_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolution2dForwardOutputDim);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_nd_forward_output_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionNdForwardOutputDim);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, int *count);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_forward_algorithm_max_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionForwardAlgorithmMaxCount);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_forward_algorithm_v7); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionForwardAlgorithm_v7);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_forward_algorithm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionForwardAlgorithm);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_forward_algorithm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionForwardAlgorithmEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
+        (void)static_cast<exact>(&cubind_cudnn_im2_col); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnIm2Col);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
+        (void)static_cast<exact>(&cubind_cudnn_reorder_filter_and_bias); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnReorderFilterAndBias);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_forward_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionForwardWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_convolution_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnConvolutionForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
+        (void)static_cast<exact>(&cubind_cudnn_convolution_bias_activation_forward); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnConvolutionBiasActivationForward);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, int *count);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_data_algorithm_max_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_backward_data_algorithm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionBackwardDataAlgorithm);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_backward_data_algorithm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionBackwardDataAlgorithmEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_data_algorithm_v7); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardDataAlgorithm_v7);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_data_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardDataWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
+        (void)static_cast<exact>(&cubind_cudnn_convolution_backward_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnConvolutionBackwardData);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
+        (void)static_cast<exact>(&cubind_cudnn_get_folded_conv_backward_data_descriptors); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFoldedConvBackwardDataDescriptors);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cudnn_cnn_version_check); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCnnVersionCheck);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, int *count);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_filter_algorithm_max_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_backward_filter_algorithm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionBackwardFilterAlgorithm);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_find_convolution_backward_filter_algorithm_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFindConvolutionBackwardFilterAlgorithmEx);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_filter_algorithm_v7); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardFilterAlgorithm_v7);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_get_convolution_backward_filter_workspace_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetConvolutionBackwardFilterWorkspaceSize);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
+        (void)static_cast<exact>(&cubind_cudnn_convolution_backward_filter); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnConvolutionBackwardFilter);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
+        (void)static_cast<exact>(&cubind_cudnn_convolution_backward_bias); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnConvolutionBackwardBias);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
+        (void)static_cast<exact>(&cubind_cudnn_create_fused_ops_const_param_pack); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateFusedOpsConstParamPack);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsConstParamPack_t constPack);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_fused_ops_const_param_pack); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyFusedOpsConstParamPack);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
+        (void)static_cast<exact>(&cubind_cudnn_set_fused_ops_const_param_pack_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetFusedOpsConstParamPackAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
+        (void)static_cast<exact>(&cubind_cudnn_get_fused_ops_const_param_pack_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFusedOpsConstParamPackAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
+        (void)static_cast<exact>(&cubind_cudnn_create_fused_ops_variant_param_pack); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateFusedOpsVariantParamPack);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsVariantParamPack_t varPack);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_fused_ops_variant_param_pack); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyFusedOpsVariantParamPack);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+        (void)static_cast<exact>(&cubind_cudnn_set_fused_ops_variant_param_pack_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnSetFusedOpsVariantParamPackAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
+        (void)static_cast<exact>(&cubind_cudnn_get_fused_ops_variant_param_pack_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnGetFusedOpsVariantParamPackAttribute);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
+        (void)static_cast<exact>(&cubind_cudnn_create_fused_ops_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnCreateFusedOpsPlan);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnFusedOpsPlan_t plan);
+        (void)static_cast<exact>(&cubind_cudnn_destroy_fused_ops_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnDestroyFusedOpsPlan);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
+        (void)static_cast<exact>(&cubind_cudnn_make_fused_ops_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnMakeFusedOpsPlan);
+    }
+    {
+        typedef cudnnStatus_t (*exact)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
+        (void)static_cast<exact>(&cubind_cudnn_fused_ops_execute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudnnFusedOpsExecute);
+    }
 }
 #endif
 

@@ -144,62 +144,286 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cufftXtSetWorkAreaPolicy
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cufft_plan1d)>(&cufftPlan1d);
-    (void)static_cast<decltype(&cubind_cufft_plan2d)>(&cufftPlan2d);
-    (void)static_cast<decltype(&cubind_cufft_plan3d)>(&cufftPlan3d);
-    (void)static_cast<decltype(&cubind_cufft_plan_many)>(&cufftPlanMany);
-    (void)static_cast<decltype(&cubind_cufft_make_plan1d)>(&cufftMakePlan1d);
-    (void)static_cast<decltype(&cubind_cufft_make_plan2d)>(&cufftMakePlan2d);
-    (void)static_cast<decltype(&cubind_cufft_make_plan3d)>(&cufftMakePlan3d);
-    (void)static_cast<decltype(&cubind_cufft_make_plan_many)>(&cufftMakePlanMany);
-    (void)static_cast<decltype(&cubind_cufft_make_plan_many64)>(&cufftMakePlanMany64);
-    (void)static_cast<decltype(&cubind_cufft_get_size_many64)>(&cufftGetSizeMany64);
-    (void)static_cast<decltype(&cubind_cufft_estimate1d)>(&cufftEstimate1d);
-    (void)static_cast<decltype(&cubind_cufft_estimate2d)>(&cufftEstimate2d);
-    (void)static_cast<decltype(&cubind_cufft_estimate3d)>(&cufftEstimate3d);
-    (void)static_cast<decltype(&cubind_cufft_estimate_many)>(&cufftEstimateMany);
-    (void)static_cast<decltype(&cubind_cufft_create)>(&cufftCreate);
-    (void)static_cast<decltype(&cubind_cufft_get_size1d)>(&cufftGetSize1d);
-    (void)static_cast<decltype(&cubind_cufft_get_size2d)>(&cufftGetSize2d);
-    (void)static_cast<decltype(&cubind_cufft_get_size3d)>(&cufftGetSize3d);
-    (void)static_cast<decltype(&cubind_cufft_get_size_many)>(&cufftGetSizeMany);
-    (void)static_cast<decltype(&cubind_cufft_get_size)>(&cufftGetSize);
-    (void)static_cast<decltype(&cubind_cufft_set_work_area)>(&cufftSetWorkArea);
-    (void)static_cast<decltype(&cubind_cufft_set_auto_allocation)>(&cufftSetAutoAllocation);
-    (void)static_cast<decltype(&cubind_cufft_exec_c2c)>(&cufftExecC2C);
-    (void)static_cast<decltype(&cubind_cufft_exec_r2c)>(&cufftExecR2C);
-    (void)static_cast<decltype(&cubind_cufft_exec_c2r)>(&cufftExecC2R);
-    (void)static_cast<decltype(&cubind_cufft_exec_z2z)>(&cufftExecZ2Z);
-    (void)static_cast<decltype(&cubind_cufft_exec_d2z)>(&cufftExecD2Z);
-    (void)static_cast<decltype(&cubind_cufft_exec_z2d)>(&cufftExecZ2D);
-    (void)static_cast<decltype(&cubind_cufft_set_stream)>(&cufftSetStream);
-    (void)static_cast<decltype(&cubind_cufft_destroy)>(&cufftDestroy);
-    (void)static_cast<decltype(&cubind_cufft_get_version)>(&cufftGetVersion);
-    (void)static_cast<decltype(&cubind_cufft_get_property)>(&cufftGetProperty);
-    (void)static_cast<decltype(&cubind_cufft_set_plan_property_int64)>(&cufftSetPlanPropertyInt64);
-    (void)static_cast<decltype(&cubind_cufft_get_plan_property_int64)>(&cufftGetPlanPropertyInt64);
-    (void)static_cast<decltype(&cubind_cufft_reset_plan_property)>(&cufftResetPlanProperty);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_gpus)>(&cufftXtSetGPUs);
-    (void)static_cast<decltype(&cubind_cufft_xt_malloc)>(&cufftXtMalloc);
-    (void)static_cast<decltype(&cubind_cufft_xt_memcpy)>(&cufftXtMemcpy);
-    (void)static_cast<decltype(&cubind_cufft_xt_free)>(&cufftXtFree);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_work_area)>(&cufftXtSetWorkArea);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_c2c)>(&cufftXtExecDescriptorC2C);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_r2c)>(&cufftXtExecDescriptorR2C);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_c2r)>(&cufftXtExecDescriptorC2R);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_z2z)>(&cufftXtExecDescriptorZ2Z);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_d2z)>(&cufftXtExecDescriptorD2Z);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor_z2d)>(&cufftXtExecDescriptorZ2D);
-    (void)static_cast<decltype(&cubind_cufft_xt_query_plan)>(&cufftXtQueryPlan);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_callback)>(&cufftXtSetCallback);
-    (void)static_cast<decltype(&cubind_cufft_xt_clear_callback)>(&cufftXtClearCallback);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_callback_shared_size)>(&cufftXtSetCallbackSharedSize);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_jit_callback)>(&cufftXtSetJITCallback);
-    (void)static_cast<decltype(&cubind_cufft_xt_make_plan_many)>(&cufftXtMakePlanMany);
-    (void)static_cast<decltype(&cubind_cufft_xt_get_size_many)>(&cufftXtGetSizeMany);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec)>(&cufftXtExec);
-    (void)static_cast<decltype(&cubind_cufft_xt_exec_descriptor)>(&cufftXtExecDescriptor);
-    (void)static_cast<decltype(&cubind_cufft_xt_set_work_area_policy)>(&cufftXtSetWorkAreaPolicy);
+    {
+        typedef cufftResult (*exact)(cufftHandle *plan, int nx, cufftType type, int batch);
+        (void)static_cast<exact>(&cubind_cufft_plan1d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftPlan1d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle *plan, int nx, int ny, cufftType type);
+        (void)static_cast<exact>(&cubind_cufft_plan2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftPlan2d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+        (void)static_cast<exact>(&cubind_cufft_plan3d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftPlan3d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+        (void)static_cast<exact>(&cubind_cufft_plan_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftPlanMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_make_plan1d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftMakePlan1d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_make_plan2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftMakePlan2d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_make_plan3d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftMakePlan3d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_make_plan_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftMakePlanMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_make_plan_many64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftMakePlanMany64);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_get_size_many64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSizeMany64);
+    }
+    {
+        typedef cufftResult (*exact)(int nx, cufftType type, int batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_estimate1d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftEstimate1d);
+    }
+    {
+        typedef cufftResult (*exact)(int nx, int ny, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_estimate2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftEstimate2d);
+    }
+    {
+        typedef cufftResult (*exact)(int nx, int ny, int nz, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_estimate3d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftEstimate3d);
+    }
+    {
+        typedef cufftResult (*exact)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_estimate_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftEstimateMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle *handle);
+        (void)static_cast<exact>(&cubind_cufft_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftCreate);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_get_size1d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSize1d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_get_size2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSize2d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_get_size3d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSize3d);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+        (void)static_cast<exact>(&cubind_cufft_get_size_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSizeMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_get_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetSize);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void *workArea);
+        (void)static_cast<exact>(&cubind_cufft_set_work_area); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftSetWorkArea);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int autoAllocate);
+        (void)static_cast<exact>(&cubind_cufft_set_auto_allocation); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftSetAutoAllocation);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+        (void)static_cast<exact>(&cubind_cufft_exec_c2c); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecC2C);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+        (void)static_cast<exact>(&cubind_cufft_exec_r2c); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecR2C);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+        (void)static_cast<exact>(&cubind_cufft_exec_c2r); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecC2R);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+        (void)static_cast<exact>(&cubind_cufft_exec_z2z); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecZ2Z);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+        (void)static_cast<exact>(&cubind_cufft_exec_d2z); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecD2Z);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+        (void)static_cast<exact>(&cubind_cufft_exec_z2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftExecZ2D);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_cufft_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftSetStream);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan);
+        (void)static_cast<exact>(&cubind_cufft_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftDestroy);
+    }
+    {
+        typedef cufftResult (*exact)(int *version);
+        (void)static_cast<exact>(&cubind_cufft_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetVersion);
+    }
+    {
+        typedef cufftResult (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cufft_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetProperty);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+        (void)static_cast<exact>(&cubind_cufft_set_plan_property_int64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftSetPlanPropertyInt64);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+        (void)static_cast<exact>(&cubind_cufft_get_plan_property_int64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftGetPlanPropertyInt64);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftProperty property);
+        (void)static_cast<exact>(&cubind_cufft_reset_plan_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftResetPlanProperty);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle handle, int nGPUs, int *whichGPUs);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_gpus); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetGPUs);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+        (void)static_cast<exact>(&cubind_cufft_xt_malloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtMalloc);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+        (void)static_cast<exact>(&cubind_cufft_xt_memcpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtMemcpy);
+    }
+    {
+        typedef cufftResult (*exact)(cudaLibXtDesc *descriptor);
+        (void)static_cast<exact>(&cubind_cufft_xt_free); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtFree);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void **workArea);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_work_area); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetWorkArea);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_c2c); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorC2C);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_r2c); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorR2C);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_c2r); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorC2R);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_z2z); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorZ2Z);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_d2z); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorD2Z);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor_z2d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptorZ2D);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+        (void)static_cast<exact>(&cubind_cufft_xt_query_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtQueryPlan);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetCallback);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftXtCallbackType cbType);
+        (void)static_cast<exact>(&cubind_cufft_xt_clear_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtClearCallback);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_callback_shared_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetCallbackSharedSize);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_jit_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetJITCallback);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cufft_xt_make_plan_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtMakePlanMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+        (void)static_cast<exact>(&cubind_cufft_xt_get_size_many); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtGetSizeMany);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, void *input, void *output, int direction);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExec);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+        (void)static_cast<exact>(&cubind_cufft_xt_exec_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtExecDescriptor);
+    }
+    {
+        typedef cufftResult (*exact)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+        (void)static_cast<exact>(&cubind_cufft_xt_set_work_area_policy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cufftXtSetWorkAreaPolicy);
+    }
 }
 #endif
 

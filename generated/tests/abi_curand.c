@@ -89,35 +89,151 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&curandGetScrambleConstan
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_curand_create_generator)>(&curandCreateGenerator);
-    (void)static_cast<decltype(&cubind_curand_create_generator_host)>(&curandCreateGeneratorHost);
-    (void)static_cast<decltype(&cubind_curand_destroy_generator)>(&curandDestroyGenerator);
-    (void)static_cast<decltype(&cubind_curand_get_version)>(&curandGetVersion);
-    (void)static_cast<decltype(&cubind_curand_get_property)>(&curandGetProperty);
-    (void)static_cast<decltype(&cubind_curand_set_stream)>(&curandSetStream);
-    (void)static_cast<decltype(&cubind_curand_set_pseudo_random_generator_seed)>(&curandSetPseudoRandomGeneratorSeed);
-    (void)static_cast<decltype(&cubind_curand_set_generator_offset)>(&curandSetGeneratorOffset);
-    (void)static_cast<decltype(&cubind_curand_set_generator_ordering)>(&curandSetGeneratorOrdering);
-    (void)static_cast<decltype(&cubind_curand_set_quasi_random_generator_dimensions)>(&curandSetQuasiRandomGeneratorDimensions);
-    (void)static_cast<decltype(&cubind_curand_generate)>(&curandGenerate);
-    (void)static_cast<decltype(&cubind_curand_generate_long_long)>(&curandGenerateLongLong);
-    (void)static_cast<decltype(&cubind_curand_generate_uniform)>(&curandGenerateUniform);
-    (void)static_cast<decltype(&cubind_curand_generate_uniform_double)>(&curandGenerateUniformDouble);
-    (void)static_cast<decltype(&cubind_curand_generate_normal)>(&curandGenerateNormal);
-    (void)static_cast<decltype(&cubind_curand_generate_normal_double)>(&curandGenerateNormalDouble);
-    (void)static_cast<decltype(&cubind_curand_generate_log_normal)>(&curandGenerateLogNormal);
-    (void)static_cast<decltype(&cubind_curand_generate_log_normal_double)>(&curandGenerateLogNormalDouble);
-    (void)static_cast<decltype(&cubind_curand_create_poisson_distribution)>(&curandCreatePoissonDistribution);
-    (void)static_cast<decltype(&cubind_curand_destroy_distribution)>(&curandDestroyDistribution);
-    (void)static_cast<decltype(&cubind_curand_generate_poisson)>(&curandGeneratePoisson);
-    (void)static_cast<decltype(&cubind_curand_generate_poisson_method)>(&curandGeneratePoissonMethod);
-    (void)static_cast<decltype(&cubind_curand_generate_binomial)>(&curandGenerateBinomial);
-    (void)static_cast<decltype(&cubind_curand_generate_binomial_method)>(&curandGenerateBinomialMethod);
-    (void)static_cast<decltype(&cubind_curand_generate_seeds)>(&curandGenerateSeeds);
-    (void)static_cast<decltype(&cubind_curand_get_direction_vectors32)>(&curandGetDirectionVectors32);
-    (void)static_cast<decltype(&cubind_curand_get_scramble_constants32)>(&curandGetScrambleConstants32);
-    (void)static_cast<decltype(&cubind_curand_get_direction_vectors64)>(&curandGetDirectionVectors64);
-    (void)static_cast<decltype(&cubind_curand_get_scramble_constants64)>(&curandGetScrambleConstants64);
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t *generator, curandRngType_t rng_type);
+        (void)static_cast<exact>(&cubind_curand_create_generator); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandCreateGenerator);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t *generator, curandRngType_t rng_type);
+        (void)static_cast<exact>(&cubind_curand_create_generator_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandCreateGeneratorHost);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator);
+        (void)static_cast<exact>(&cubind_curand_destroy_generator); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandDestroyGenerator);
+    }
+    {
+        typedef curandStatus_t (*exact)(int *version);
+        (void)static_cast<exact>(&cubind_curand_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetVersion);
+    }
+    {
+        typedef curandStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_curand_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetProperty);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_curand_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandSetStream);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned long long seed);
+        (void)static_cast<exact>(&cubind_curand_set_pseudo_random_generator_seed); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandSetPseudoRandomGeneratorSeed);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned long long offset);
+        (void)static_cast<exact>(&cubind_curand_set_generator_offset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandSetGeneratorOffset);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, curandOrdering_t order);
+        (void)static_cast<exact>(&cubind_curand_set_generator_ordering); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandSetGeneratorOrdering);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int num_dimensions);
+        (void)static_cast<exact>(&cubind_curand_set_quasi_random_generator_dimensions); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandSetQuasiRandomGeneratorDimensions);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+        (void)static_cast<exact>(&cubind_curand_generate); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerate);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+        (void)static_cast<exact>(&cubind_curand_generate_long_long); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateLongLong);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, float *outputPtr, size_t num);
+        (void)static_cast<exact>(&cubind_curand_generate_uniform); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateUniform);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, double *outputPtr, size_t num);
+        (void)static_cast<exact>(&cubind_curand_generate_uniform_double); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateUniformDouble);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+        (void)static_cast<exact>(&cubind_curand_generate_normal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateNormal);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+        (void)static_cast<exact>(&cubind_curand_generate_normal_double); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateNormalDouble);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+        (void)static_cast<exact>(&cubind_curand_generate_log_normal); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateLogNormal);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+        (void)static_cast<exact>(&cubind_curand_generate_log_normal_double); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateLogNormalDouble);
+    }
+    {
+        typedef curandStatus_t (*exact)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+        (void)static_cast<exact>(&cubind_curand_create_poisson_distribution); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandCreatePoissonDistribution);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandDiscreteDistribution_t discrete_distribution);
+        (void)static_cast<exact>(&cubind_curand_destroy_distribution); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandDestroyDistribution);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+        (void)static_cast<exact>(&cubind_curand_generate_poisson); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGeneratePoisson);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+        (void)static_cast<exact>(&cubind_curand_generate_poisson_method); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGeneratePoissonMethod);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+        (void)static_cast<exact>(&cubind_curand_generate_binomial); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateBinomial);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+        (void)static_cast<exact>(&cubind_curand_generate_binomial_method); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateBinomialMethod);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandGenerator_t generator);
+        (void)static_cast<exact>(&cubind_curand_generate_seeds); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGenerateSeeds);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+        (void)static_cast<exact>(&cubind_curand_get_direction_vectors32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetDirectionVectors32);
+    }
+    {
+        typedef curandStatus_t (*exact)(unsigned int **constants);
+        (void)static_cast<exact>(&cubind_curand_get_scramble_constants32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetScrambleConstants32);
+    }
+    {
+        typedef curandStatus_t (*exact)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+        (void)static_cast<exact>(&cubind_curand_get_direction_vectors64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetDirectionVectors64);
+    }
+    {
+        typedef curandStatus_t (*exact)(unsigned long long **constants);
+        (void)static_cast<exact>(&cubind_curand_get_scramble_constants64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&curandGetScrambleConstants64);
+    }
 }
 #endif
 

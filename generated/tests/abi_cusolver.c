@@ -1228,602 +1228,2986 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cusolverMgPotri), __type
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cusolver_get_property)>(&cusolverGetProperty);
-    (void)static_cast<decltype(&cubind_cusolver_get_version)>(&cusolverGetVersion);
-    (void)static_cast<decltype(&cubind_cusolverDn_create)>(&cusolverDnCreate);
-    (void)static_cast<decltype(&cubind_cusolverDn_destroy)>(&cusolverDnDestroy);
-    (void)static_cast<decltype(&cubind_cusolverDn_set_stream)>(&cusolverDnSetStream);
-    (void)static_cast<decltype(&cubind_cusolverDn_get_stream)>(&cusolverDnGetStream);
-    (void)static_cast<decltype(&cubind_cusolverDn_set_deterministic_mode)>(&cusolverDnSetDeterministicMode);
-    (void)static_cast<decltype(&cubind_cusolverDn_get_deterministic_mode)>(&cusolverDnGetDeterministicMode);
-    (void)static_cast<decltype(&cubind_cusolverDn_set_math_mode)>(&cusolverDnSetMathMode);
-    (void)static_cast<decltype(&cubind_cusolverDn_get_math_mode)>(&cusolverDnGetMathMode);
-    (void)static_cast<decltype(&cubind_cusolverDn_set_emulation_strategy)>(&cusolverDnSetEmulationStrategy);
-    (void)static_cast<decltype(&cubind_cusolverDn_get_emulation_strategy)>(&cusolverDnGetEmulationStrategy);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_create)>(&cusolverDnIRSParamsCreate);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_destroy)>(&cusolverDnIRSParamsDestroy);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_refinement_solver)>(&cusolverDnIRSParamsSetRefinementSolver);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_solver_main_precision)>(&cusolverDnIRSParamsSetSolverMainPrecision);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_solver_lowest_precision)>(&cusolverDnIRSParamsSetSolverLowestPrecision);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_solver_precisions)>(&cusolverDnIRSParamsSetSolverPrecisions);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_tol)>(&cusolverDnIRSParamsSetTol);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_tol_inner)>(&cusolverDnIRSParamsSetTolInner);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_max_iters)>(&cusolverDnIRSParamsSetMaxIters);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_set_max_iters_inner)>(&cusolverDnIRSParamsSetMaxItersInner);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_get_max_iters)>(&cusolverDnIRSParamsGetMaxIters);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_enable_fallback)>(&cusolverDnIRSParamsEnableFallback);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_params_disable_fallback)>(&cusolverDnIRSParamsDisableFallback);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_destroy)>(&cusolverDnIRSInfosDestroy);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_create)>(&cusolverDnIRSInfosCreate);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_get_niters)>(&cusolverDnIRSInfosGetNiters);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_get_outer_niters)>(&cusolverDnIRSInfosGetOuterNiters);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_request_residual)>(&cusolverDnIRSInfosRequestResidual);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_get_residual_history)>(&cusolverDnIRSInfosGetResidualHistory);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_infos_get_max_iters)>(&cusolverDnIRSInfosGetMaxIters);
-    (void)static_cast<decltype(&cubind_cusolverDn_zz_gesv)>(&cusolverDnZZgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_zc_gesv)>(&cusolverDnZCgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_zk_gesv)>(&cusolverDnZKgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_ze_gesv)>(&cusolverDnZEgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_zy_gesv)>(&cusolverDnZYgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_cc_gesv)>(&cusolverDnCCgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_ce_gesv)>(&cusolverDnCEgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_ck_gesv)>(&cusolverDnCKgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_cy_gesv)>(&cusolverDnCYgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_dd_gesv)>(&cusolverDnDDgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_ds_gesv)>(&cusolverDnDSgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_dh_gesv)>(&cusolverDnDHgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_db_gesv)>(&cusolverDnDBgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_dx_gesv)>(&cusolverDnDXgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_ss_gesv)>(&cusolverDnSSgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_sh_gesv)>(&cusolverDnSHgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_sb_gesv)>(&cusolverDnSBgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_sx_gesv)>(&cusolverDnSXgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_zz_gesv_buffer_size)>(&cusolverDnZZgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zc_gesv_buffer_size)>(&cusolverDnZCgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zk_gesv_buffer_size)>(&cusolverDnZKgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ze_gesv_buffer_size)>(&cusolverDnZEgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zy_gesv_buffer_size)>(&cusolverDnZYgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cc_gesv_buffer_size)>(&cusolverDnCCgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ck_gesv_buffer_size)>(&cusolverDnCKgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ce_gesv_buffer_size)>(&cusolverDnCEgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cy_gesv_buffer_size)>(&cusolverDnCYgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dd_gesv_buffer_size)>(&cusolverDnDDgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ds_gesv_buffer_size)>(&cusolverDnDSgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dh_gesv_buffer_size)>(&cusolverDnDHgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_db_gesv_buffer_size)>(&cusolverDnDBgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dx_gesv_buffer_size)>(&cusolverDnDXgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ss_gesv_buffer_size)>(&cusolverDnSSgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sh_gesv_buffer_size)>(&cusolverDnSHgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sb_gesv_buffer_size)>(&cusolverDnSBgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sx_gesv_buffer_size)>(&cusolverDnSXgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zz_gels)>(&cusolverDnZZgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_zc_gels)>(&cusolverDnZCgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_zk_gels)>(&cusolverDnZKgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_ze_gels)>(&cusolverDnZEgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_zy_gels)>(&cusolverDnZYgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_cc_gels)>(&cusolverDnCCgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_ck_gels)>(&cusolverDnCKgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_ce_gels)>(&cusolverDnCEgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_cy_gels)>(&cusolverDnCYgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_dd_gels)>(&cusolverDnDDgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_ds_gels)>(&cusolverDnDSgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_dh_gels)>(&cusolverDnDHgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_db_gels)>(&cusolverDnDBgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_dx_gels)>(&cusolverDnDXgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_ss_gels)>(&cusolverDnSSgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_sh_gels)>(&cusolverDnSHgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_sb_gels)>(&cusolverDnSBgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_sx_gels)>(&cusolverDnSXgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_zz_gels_buffer_size)>(&cusolverDnZZgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zc_gels_buffer_size)>(&cusolverDnZCgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zk_gels_buffer_size)>(&cusolverDnZKgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ze_gels_buffer_size)>(&cusolverDnZEgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zy_gels_buffer_size)>(&cusolverDnZYgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cc_gels_buffer_size)>(&cusolverDnCCgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ck_gels_buffer_size)>(&cusolverDnCKgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ce_gels_buffer_size)>(&cusolverDnCEgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cy_gels_buffer_size)>(&cusolverDnCYgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dd_gels_buffer_size)>(&cusolverDnDDgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ds_gels_buffer_size)>(&cusolverDnDSgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dh_gels_buffer_size)>(&cusolverDnDHgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_db_gels_buffer_size)>(&cusolverDnDBgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dx_gels_buffer_size)>(&cusolverDnDXgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ss_gels_buffer_size)>(&cusolverDnSSgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sh_gels_buffer_size)>(&cusolverDnSHgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sb_gels_buffer_size)>(&cusolverDnSBgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sx_gels_buffer_size)>(&cusolverDnSXgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_xgesv)>(&cusolverDnIRSXgesv);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_xgesv_buffer_size)>(&cusolverDnIRSXgesv_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_xgels)>(&cusolverDnIRSXgels);
-    (void)static_cast<decltype(&cubind_cusolverDn_irs_xgels_buffer_size)>(&cusolverDnIRSXgels_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotrf_buffer_size)>(&cusolverDnSpotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotrf_buffer_size)>(&cusolverDnDpotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotrf_buffer_size)>(&cusolverDnCpotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotrf_buffer_size)>(&cusolverDnZpotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotrf)>(&cusolverDnSpotrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotrf)>(&cusolverDnDpotrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotrf)>(&cusolverDnCpotrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotrf)>(&cusolverDnZpotrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotrs)>(&cusolverDnSpotrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotrs)>(&cusolverDnDpotrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotrs)>(&cusolverDnCpotrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotrs)>(&cusolverDnZpotrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotrf_batched)>(&cusolverDnSpotrfBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotrf_batched)>(&cusolverDnDpotrfBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotrf_batched)>(&cusolverDnCpotrfBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotrf_batched)>(&cusolverDnZpotrfBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotrs_batched)>(&cusolverDnSpotrsBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotrs_batched)>(&cusolverDnDpotrsBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotrs_batched)>(&cusolverDnCpotrsBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotrs_batched)>(&cusolverDnZpotrsBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotri_buffer_size)>(&cusolverDnSpotri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotri_buffer_size)>(&cusolverDnDpotri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotri_buffer_size)>(&cusolverDnCpotri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotri_buffer_size)>(&cusolverDnZpotri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_spotri)>(&cusolverDnSpotri);
-    (void)static_cast<decltype(&cubind_cusolverDn_dpotri)>(&cusolverDnDpotri);
-    (void)static_cast<decltype(&cubind_cusolverDn_cpotri)>(&cusolverDnCpotri);
-    (void)static_cast<decltype(&cubind_cusolverDn_zpotri)>(&cusolverDnZpotri);
-    (void)static_cast<decltype(&cubind_cusolverDn_xtrtri_buffer_size)>(&cusolverDnXtrtri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xtrtri)>(&cusolverDnXtrtri);
-    (void)static_cast<decltype(&cubind_cusolverDn_slauum_buffer_size)>(&cusolverDnSlauum_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dlauum_buffer_size)>(&cusolverDnDlauum_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_clauum_buffer_size)>(&cusolverDnClauum_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zlauum_buffer_size)>(&cusolverDnZlauum_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_slauum)>(&cusolverDnSlauum);
-    (void)static_cast<decltype(&cubind_cusolverDn_dlauum)>(&cusolverDnDlauum);
-    (void)static_cast<decltype(&cubind_cusolverDn_clauum)>(&cusolverDnClauum);
-    (void)static_cast<decltype(&cubind_cusolverDn_zlauum)>(&cusolverDnZlauum);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgetrf_buffer_size)>(&cusolverDnSgetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgetrf_buffer_size)>(&cusolverDnDgetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgetrf_buffer_size)>(&cusolverDnCgetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgetrf_buffer_size)>(&cusolverDnZgetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgetrf)>(&cusolverDnSgetrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgetrf)>(&cusolverDnDgetrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgetrf)>(&cusolverDnCgetrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgetrf)>(&cusolverDnZgetrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_slaswp)>(&cusolverDnSlaswp);
-    (void)static_cast<decltype(&cubind_cusolverDn_dlaswp)>(&cusolverDnDlaswp);
-    (void)static_cast<decltype(&cubind_cusolverDn_claswp)>(&cusolverDnClaswp);
-    (void)static_cast<decltype(&cubind_cusolverDn_zlaswp)>(&cusolverDnZlaswp);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgetrs)>(&cusolverDnSgetrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgetrs)>(&cusolverDnDgetrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgetrs)>(&cusolverDnCgetrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgetrs)>(&cusolverDnZgetrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgeqrf_buffer_size)>(&cusolverDnSgeqrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgeqrf_buffer_size)>(&cusolverDnDgeqrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgeqrf_buffer_size)>(&cusolverDnCgeqrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgeqrf_buffer_size)>(&cusolverDnZgeqrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgeqrf)>(&cusolverDnSgeqrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgeqrf)>(&cusolverDnDgeqrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgeqrf)>(&cusolverDnCgeqrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgeqrf)>(&cusolverDnZgeqrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgqr_buffer_size)>(&cusolverDnSorgqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgqr_buffer_size)>(&cusolverDnDorgqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungqr_buffer_size)>(&cusolverDnCungqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungqr_buffer_size)>(&cusolverDnZungqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgqr)>(&cusolverDnSorgqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgqr)>(&cusolverDnDorgqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungqr)>(&cusolverDnCungqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungqr)>(&cusolverDnZungqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_sormqr_buffer_size)>(&cusolverDnSormqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dormqr_buffer_size)>(&cusolverDnDormqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cunmqr_buffer_size)>(&cusolverDnCunmqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zunmqr_buffer_size)>(&cusolverDnZunmqr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sormqr)>(&cusolverDnSormqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_dormqr)>(&cusolverDnDormqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_cunmqr)>(&cusolverDnCunmqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_zunmqr)>(&cusolverDnZunmqr);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytrf_buffer_size)>(&cusolverDnSsytrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytrf_buffer_size)>(&cusolverDnDsytrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_csytrf_buffer_size)>(&cusolverDnCsytrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zsytrf_buffer_size)>(&cusolverDnZsytrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytrf)>(&cusolverDnSsytrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytrf)>(&cusolverDnDsytrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_csytrf)>(&cusolverDnCsytrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_zsytrf)>(&cusolverDnZsytrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsytrs_buffer_size)>(&cusolverDnXsytrs_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsytrs)>(&cusolverDnXsytrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytri_buffer_size)>(&cusolverDnSsytri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytri_buffer_size)>(&cusolverDnDsytri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_csytri_buffer_size)>(&cusolverDnCsytri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zsytri_buffer_size)>(&cusolverDnZsytri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytri)>(&cusolverDnSsytri);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytri)>(&cusolverDnDsytri);
-    (void)static_cast<decltype(&cubind_cusolverDn_csytri)>(&cusolverDnCsytri);
-    (void)static_cast<decltype(&cubind_cusolverDn_zsytri)>(&cusolverDnZsytri);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgebrd_buffer_size)>(&cusolverDnSgebrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgebrd_buffer_size)>(&cusolverDnDgebrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgebrd_buffer_size)>(&cusolverDnCgebrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgebrd_buffer_size)>(&cusolverDnZgebrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgebrd)>(&cusolverDnSgebrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgebrd)>(&cusolverDnDgebrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgebrd)>(&cusolverDnCgebrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgebrd)>(&cusolverDnZgebrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgbr_buffer_size)>(&cusolverDnSorgbr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgbr_buffer_size)>(&cusolverDnDorgbr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungbr_buffer_size)>(&cusolverDnCungbr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungbr_buffer_size)>(&cusolverDnZungbr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgbr)>(&cusolverDnSorgbr);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgbr)>(&cusolverDnDorgbr);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungbr)>(&cusolverDnCungbr);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungbr)>(&cusolverDnZungbr);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytrd_buffer_size)>(&cusolverDnSsytrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytrd_buffer_size)>(&cusolverDnDsytrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_chetrd_buffer_size)>(&cusolverDnChetrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhetrd_buffer_size)>(&cusolverDnZhetrd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssytrd)>(&cusolverDnSsytrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsytrd)>(&cusolverDnDsytrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_chetrd)>(&cusolverDnChetrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhetrd)>(&cusolverDnZhetrd);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgtr_buffer_size)>(&cusolverDnSorgtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgtr_buffer_size)>(&cusolverDnDorgtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungtr_buffer_size)>(&cusolverDnCungtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungtr_buffer_size)>(&cusolverDnZungtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sorgtr)>(&cusolverDnSorgtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_dorgtr)>(&cusolverDnDorgtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_cungtr)>(&cusolverDnCungtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_zungtr)>(&cusolverDnZungtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_sormtr_buffer_size)>(&cusolverDnSormtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dormtr_buffer_size)>(&cusolverDnDormtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cunmtr_buffer_size)>(&cusolverDnCunmtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zunmtr_buffer_size)>(&cusolverDnZunmtr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sormtr)>(&cusolverDnSormtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_dormtr)>(&cusolverDnDormtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_cunmtr)>(&cusolverDnCunmtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_zunmtr)>(&cusolverDnZunmtr);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvd_buffer_size)>(&cusolverDnSgesvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvd_buffer_size)>(&cusolverDnDgesvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvd_buffer_size)>(&cusolverDnCgesvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvd_buffer_size)>(&cusolverDnZgesvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvd)>(&cusolverDnSgesvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvd)>(&cusolverDnDgesvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvd)>(&cusolverDnCgesvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvd)>(&cusolverDnZgesvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevd_buffer_size)>(&cusolverDnSsyevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevd_buffer_size)>(&cusolverDnDsyevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevd_buffer_size)>(&cusolverDnCheevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevd_buffer_size)>(&cusolverDnZheevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevd)>(&cusolverDnSsyevd);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevd)>(&cusolverDnDsyevd);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevd)>(&cusolverDnCheevd);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevd)>(&cusolverDnZheevd);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevdx_buffer_size)>(&cusolverDnSsyevdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevdx_buffer_size)>(&cusolverDnDsyevdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevdx_buffer_size)>(&cusolverDnCheevdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevdx_buffer_size)>(&cusolverDnZheevdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevdx)>(&cusolverDnSsyevdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevdx)>(&cusolverDnDsyevdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevdx)>(&cusolverDnCheevdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevdx)>(&cusolverDnZheevdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvdx_buffer_size)>(&cusolverDnSsygvdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvdx_buffer_size)>(&cusolverDnDsygvdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvdx_buffer_size)>(&cusolverDnChegvdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvdx_buffer_size)>(&cusolverDnZhegvdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvdx)>(&cusolverDnSsygvdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvdx)>(&cusolverDnDsygvdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvdx)>(&cusolverDnChegvdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvdx)>(&cusolverDnZhegvdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvd_buffer_size)>(&cusolverDnSsygvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvd_buffer_size)>(&cusolverDnDsygvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvd_buffer_size)>(&cusolverDnChegvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvd_buffer_size)>(&cusolverDnZhegvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvd)>(&cusolverDnSsygvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvd)>(&cusolverDnDsygvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvd)>(&cusolverDnChegvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvd)>(&cusolverDnZhegvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_create_syevj_info)>(&cusolverDnCreateSyevjInfo);
-    (void)static_cast<decltype(&cubind_cusolverDn_destroy_syevj_info)>(&cusolverDnDestroySyevjInfo);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevj_set_tolerance)>(&cusolverDnXsyevjSetTolerance);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevj_set_max_sweeps)>(&cusolverDnXsyevjSetMaxSweeps);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevj_set_sort_eig)>(&cusolverDnXsyevjSetSortEig);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevj_get_residual)>(&cusolverDnXsyevjGetResidual);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevj_get_sweeps)>(&cusolverDnXsyevjGetSweeps);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevj_batched_buffer_size)>(&cusolverDnSsyevjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevj_batched_buffer_size)>(&cusolverDnDsyevjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevj_batched_buffer_size)>(&cusolverDnCheevjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevj_batched_buffer_size)>(&cusolverDnZheevjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevj_batched)>(&cusolverDnSsyevjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevj_batched)>(&cusolverDnDsyevjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevj_batched)>(&cusolverDnCheevjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevj_batched)>(&cusolverDnZheevjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevj_buffer_size)>(&cusolverDnSsyevj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevj_buffer_size)>(&cusolverDnDsyevj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevj_buffer_size)>(&cusolverDnCheevj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevj_buffer_size)>(&cusolverDnZheevj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssyevj)>(&cusolverDnSsyevj);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsyevj)>(&cusolverDnDsyevj);
-    (void)static_cast<decltype(&cubind_cusolverDn_cheevj)>(&cusolverDnCheevj);
-    (void)static_cast<decltype(&cubind_cusolverDn_zheevj)>(&cusolverDnZheevj);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvj_buffer_size)>(&cusolverDnSsygvj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvj_buffer_size)>(&cusolverDnDsygvj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvj_buffer_size)>(&cusolverDnChegvj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvj_buffer_size)>(&cusolverDnZhegvj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_ssygvj)>(&cusolverDnSsygvj);
-    (void)static_cast<decltype(&cubind_cusolverDn_dsygvj)>(&cusolverDnDsygvj);
-    (void)static_cast<decltype(&cubind_cusolverDn_chegvj)>(&cusolverDnChegvj);
-    (void)static_cast<decltype(&cubind_cusolverDn_zhegvj)>(&cusolverDnZhegvj);
-    (void)static_cast<decltype(&cubind_cusolverDn_create_gesvdj_info)>(&cusolverDnCreateGesvdjInfo);
-    (void)static_cast<decltype(&cubind_cusolverDn_destroy_gesvdj_info)>(&cusolverDnDestroyGesvdjInfo);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdj_set_tolerance)>(&cusolverDnXgesvdjSetTolerance);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdj_set_max_sweeps)>(&cusolverDnXgesvdjSetMaxSweeps);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdj_set_sort_eig)>(&cusolverDnXgesvdjSetSortEig);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdj_get_residual)>(&cusolverDnXgesvdjGetResidual);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdj_get_sweeps)>(&cusolverDnXgesvdjGetSweeps);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvdj_batched_buffer_size)>(&cusolverDnSgesvdjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvdj_batched_buffer_size)>(&cusolverDnDgesvdjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvdj_batched_buffer_size)>(&cusolverDnCgesvdjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvdj_batched_buffer_size)>(&cusolverDnZgesvdjBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvdj_batched)>(&cusolverDnSgesvdjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvdj_batched)>(&cusolverDnDgesvdjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvdj_batched)>(&cusolverDnCgesvdjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvdj_batched)>(&cusolverDnZgesvdjBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvdj_buffer_size)>(&cusolverDnSgesvdj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvdj_buffer_size)>(&cusolverDnDgesvdj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvdj_buffer_size)>(&cusolverDnCgesvdj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvdj_buffer_size)>(&cusolverDnZgesvdj_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvdj)>(&cusolverDnSgesvdj);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvdj)>(&cusolverDnDgesvdj);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvdj)>(&cusolverDnCgesvdj);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvdj)>(&cusolverDnZgesvdj);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvda_strided_batched_buffer_size)>(&cusolverDnSgesvdaStridedBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvda_strided_batched_buffer_size)>(&cusolverDnDgesvdaStridedBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvda_strided_batched_buffer_size)>(&cusolverDnCgesvdaStridedBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvda_strided_batched_buffer_size)>(&cusolverDnZgesvdaStridedBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_sgesvda_strided_batched)>(&cusolverDnSgesvdaStridedBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_dgesvda_strided_batched)>(&cusolverDnDgesvdaStridedBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_cgesvda_strided_batched)>(&cusolverDnCgesvdaStridedBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_zgesvda_strided_batched)>(&cusolverDnZgesvdaStridedBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_create_params)>(&cusolverDnCreateParams);
-    (void)static_cast<decltype(&cubind_cusolverDn_destroy_params)>(&cusolverDnDestroyParams);
-    (void)static_cast<decltype(&cubind_cusolverDn_set_adv_options)>(&cusolverDnSetAdvOptions);
-    (void)static_cast<decltype(&cubind_cusolverDn_xpotrf_buffer_size)>(&cusolverDnXpotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xpotrf)>(&cusolverDnXpotrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_xpotrs)>(&cusolverDnXpotrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgeqrf_buffer_size)>(&cusolverDnXgeqrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgeqrf)>(&cusolverDnXgeqrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgetrf_buffer_size)>(&cusolverDnXgetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgetrf)>(&cusolverDnXgetrf);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgetrs)>(&cusolverDnXgetrs);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevd_buffer_size)>(&cusolverDnXsyevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevd)>(&cusolverDnXsyevd);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyev_batched_buffer_size)>(&cusolverDnXsyevBatched_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyev_batched)>(&cusolverDnXsyevBatched);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevdx_buffer_size)>(&cusolverDnXsyevdx_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xsyevdx)>(&cusolverDnXsyevdx);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgeev_buffer_size)>(&cusolverDnXgeev_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgeev)>(&cusolverDnXgeev);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvd_buffer_size)>(&cusolverDnXgesvd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvd)>(&cusolverDnXgesvd);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdp_buffer_size)>(&cusolverDnXgesvdp_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdp)>(&cusolverDnXgesvdp);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdr_buffer_size)>(&cusolverDnXgesvdr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xgesvdr)>(&cusolverDnXgesvdr);
-    (void)static_cast<decltype(&cubind_cusolverDn_xlarft_buffer_size)>(&cusolverDnXlarft_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverDn_xlarft)>(&cusolverDnXlarft);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_set_callback)>(&cusolverDnLoggerSetCallback);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_set_file)>(&cusolverDnLoggerSetFile);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_open_file)>(&cusolverDnLoggerOpenFile);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_set_level)>(&cusolverDnLoggerSetLevel);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_set_mask)>(&cusolverDnLoggerSetMask);
-    (void)static_cast<decltype(&cubind_cusolverDn_logger_force_disable)>(&cusolverDnLoggerForceDisable);
-    (void)static_cast<decltype(&cubind_cusolverSp_create)>(&cusolverSpCreate);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy)>(&cusolverSpDestroy);
-    (void)static_cast<decltype(&cubind_cusolverSp_set_stream)>(&cusolverSpSetStream);
-    (void)static_cast<decltype(&cubind_cusolverSp_get_stream)>(&cusolverSpGetStream);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrissym_host)>(&cusolverSpXcsrissymHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsvlu_host)>(&cusolverSpScsrlsvluHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsvlu_host)>(&cusolverSpDcsrlsvluHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsvlu_host)>(&cusolverSpCcsrlsvluHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsvlu_host)>(&cusolverSpZcsrlsvluHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsvqr)>(&cusolverSpScsrlsvqr);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsvqr)>(&cusolverSpDcsrlsvqr);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsvqr)>(&cusolverSpCcsrlsvqr);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsvqr)>(&cusolverSpZcsrlsvqr);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsvqr_host)>(&cusolverSpScsrlsvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsvqr_host)>(&cusolverSpDcsrlsvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsvqr_host)>(&cusolverSpCcsrlsvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsvqr_host)>(&cusolverSpZcsrlsvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsvchol_host)>(&cusolverSpScsrlsvcholHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsvchol_host)>(&cusolverSpDcsrlsvcholHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsvchol_host)>(&cusolverSpCcsrlsvcholHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsvchol_host)>(&cusolverSpZcsrlsvcholHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsvchol)>(&cusolverSpScsrlsvchol);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsvchol)>(&cusolverSpDcsrlsvchol);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsvchol)>(&cusolverSpCcsrlsvchol);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsvchol)>(&cusolverSpZcsrlsvchol);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlsqvqr_host)>(&cusolverSpScsrlsqvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlsqvqr_host)>(&cusolverSpDcsrlsqvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlsqvqr_host)>(&cusolverSpCcsrlsqvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlsqvqr_host)>(&cusolverSpZcsrlsqvqrHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsreigvsi_host)>(&cusolverSpScsreigvsiHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsreigvsi_host)>(&cusolverSpDcsreigvsiHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsreigvsi_host)>(&cusolverSpCcsreigvsiHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsreigvsi_host)>(&cusolverSpZcsreigvsiHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsreigvsi)>(&cusolverSpScsreigvsi);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsreigvsi)>(&cusolverSpDcsreigvsi);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsreigvsi)>(&cusolverSpCcsreigvsi);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsreigvsi)>(&cusolverSpZcsreigvsi);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsreigs_host)>(&cusolverSpScsreigsHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsreigs_host)>(&cusolverSpDcsreigsHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsreigs_host)>(&cusolverSpCcsreigsHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsreigs_host)>(&cusolverSpZcsreigsHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrsymrcm_host)>(&cusolverSpXcsrsymrcmHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrsymmdq_host)>(&cusolverSpXcsrsymmdqHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrsymamd_host)>(&cusolverSpXcsrsymamdHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrmetisnd_host)>(&cusolverSpXcsrmetisndHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrzfd_host)>(&cusolverSpScsrzfdHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrzfd_host)>(&cusolverSpDcsrzfdHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrzfd_host)>(&cusolverSpCcsrzfdHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrzfd_host)>(&cusolverSpZcsrzfdHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrperm_buffer_size_host)>(&cusolverSpXcsrperm_bufferSizeHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrperm_host)>(&cusolverSpXcsrpermHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_create_csrqr_info)>(&cusolverSpCreateCsrqrInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy_csrqr_info)>(&cusolverSpDestroyCsrqrInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrqr_analysis_batched)>(&cusolverSpXcsrqrAnalysisBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_buffer_info_batched)>(&cusolverSpScsrqrBufferInfoBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_buffer_info_batched)>(&cusolverSpDcsrqrBufferInfoBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_buffer_info_batched)>(&cusolverSpCcsrqrBufferInfoBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_buffer_info_batched)>(&cusolverSpZcsrqrBufferInfoBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqrsv_batched)>(&cusolverSpScsrqrsvBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqrsv_batched)>(&cusolverSpDcsrqrsvBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqrsv_batched)>(&cusolverSpCcsrqrsvBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqrsv_batched)>(&cusolverSpZcsrqrsvBatched);
-    (void)static_cast<decltype(&cubind_cusolverSp_create_csrlu_info_host)>(&cusolverSpCreateCsrluInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy_csrlu_info_host)>(&cusolverSpDestroyCsrluInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrlu_analysis_host)>(&cusolverSpXcsrluAnalysisHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlu_buffer_info_host)>(&cusolverSpScsrluBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlu_buffer_info_host)>(&cusolverSpDcsrluBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlu_buffer_info_host)>(&cusolverSpCcsrluBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlu_buffer_info_host)>(&cusolverSpZcsrluBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlu_factor_host)>(&cusolverSpScsrluFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlu_factor_host)>(&cusolverSpDcsrluFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlu_factor_host)>(&cusolverSpCcsrluFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlu_factor_host)>(&cusolverSpZcsrluFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlu_zero_pivot_host)>(&cusolverSpScsrluZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlu_zero_pivot_host)>(&cusolverSpDcsrluZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlu_zero_pivot_host)>(&cusolverSpCcsrluZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlu_zero_pivot_host)>(&cusolverSpZcsrluZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlu_solve_host)>(&cusolverSpScsrluSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlu_solve_host)>(&cusolverSpDcsrluSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlu_solve_host)>(&cusolverSpCcsrluSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlu_solve_host)>(&cusolverSpZcsrluSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrlu_nnz_host)>(&cusolverSpXcsrluNnzHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrlu_extract_host)>(&cusolverSpScsrluExtractHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrlu_extract_host)>(&cusolverSpDcsrluExtractHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrlu_extract_host)>(&cusolverSpCcsrluExtractHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrlu_extract_host)>(&cusolverSpZcsrluExtractHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_create_csrqr_info_host)>(&cusolverSpCreateCsrqrInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy_csrqr_info_host)>(&cusolverSpDestroyCsrqrInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrqr_analysis_host)>(&cusolverSpXcsrqrAnalysisHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_buffer_info_host)>(&cusolverSpScsrqrBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_buffer_info_host)>(&cusolverSpDcsrqrBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_buffer_info_host)>(&cusolverSpCcsrqrBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_buffer_info_host)>(&cusolverSpZcsrqrBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_setup_host)>(&cusolverSpScsrqrSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_setup_host)>(&cusolverSpDcsrqrSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_setup_host)>(&cusolverSpCcsrqrSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_setup_host)>(&cusolverSpZcsrqrSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_factor_host)>(&cusolverSpScsrqrFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_factor_host)>(&cusolverSpDcsrqrFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_factor_host)>(&cusolverSpCcsrqrFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_factor_host)>(&cusolverSpZcsrqrFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_zero_pivot_host)>(&cusolverSpScsrqrZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_zero_pivot_host)>(&cusolverSpDcsrqrZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_zero_pivot_host)>(&cusolverSpCcsrqrZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_zero_pivot_host)>(&cusolverSpZcsrqrZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_solve_host)>(&cusolverSpScsrqrSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_solve_host)>(&cusolverSpDcsrqrSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_solve_host)>(&cusolverSpCcsrqrSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_solve_host)>(&cusolverSpZcsrqrSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrqr_analysis)>(&cusolverSpXcsrqrAnalysis);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_buffer_info)>(&cusolverSpScsrqrBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_buffer_info)>(&cusolverSpDcsrqrBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_buffer_info)>(&cusolverSpCcsrqrBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_buffer_info)>(&cusolverSpZcsrqrBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_setup)>(&cusolverSpScsrqrSetup);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_setup)>(&cusolverSpDcsrqrSetup);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_setup)>(&cusolverSpCcsrqrSetup);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_setup)>(&cusolverSpZcsrqrSetup);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_factor)>(&cusolverSpScsrqrFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_factor)>(&cusolverSpDcsrqrFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_factor)>(&cusolverSpCcsrqrFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_factor)>(&cusolverSpZcsrqrFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_zero_pivot)>(&cusolverSpScsrqrZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_zero_pivot)>(&cusolverSpDcsrqrZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_zero_pivot)>(&cusolverSpCcsrqrZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_zero_pivot)>(&cusolverSpZcsrqrZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrqr_solve)>(&cusolverSpScsrqrSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrqr_solve)>(&cusolverSpDcsrqrSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrqr_solve)>(&cusolverSpCcsrqrSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrqr_solve)>(&cusolverSpZcsrqrSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_create_csrchol_info_host)>(&cusolverSpCreateCsrcholInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy_csrchol_info_host)>(&cusolverSpDestroyCsrcholInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrchol_analysis_host)>(&cusolverSpXcsrcholAnalysisHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_buffer_info_host)>(&cusolverSpScsrcholBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_buffer_info_host)>(&cusolverSpDcsrcholBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_buffer_info_host)>(&cusolverSpCcsrcholBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_buffer_info_host)>(&cusolverSpZcsrcholBufferInfoHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_factor_host)>(&cusolverSpScsrcholFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_factor_host)>(&cusolverSpDcsrcholFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_factor_host)>(&cusolverSpCcsrcholFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_factor_host)>(&cusolverSpZcsrcholFactorHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_zero_pivot_host)>(&cusolverSpScsrcholZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_zero_pivot_host)>(&cusolverSpDcsrcholZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_zero_pivot_host)>(&cusolverSpCcsrcholZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_zero_pivot_host)>(&cusolverSpZcsrcholZeroPivotHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_solve_host)>(&cusolverSpScsrcholSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_solve_host)>(&cusolverSpDcsrcholSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_solve_host)>(&cusolverSpCcsrcholSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_solve_host)>(&cusolverSpZcsrcholSolveHost);
-    (void)static_cast<decltype(&cubind_cusolverSp_create_csrchol_info)>(&cusolverSpCreateCsrcholInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_destroy_csrchol_info)>(&cusolverSpDestroyCsrcholInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_xcsrchol_analysis)>(&cusolverSpXcsrcholAnalysis);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_buffer_info)>(&cusolverSpScsrcholBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_buffer_info)>(&cusolverSpDcsrcholBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_buffer_info)>(&cusolverSpCcsrcholBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_buffer_info)>(&cusolverSpZcsrcholBufferInfo);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_factor)>(&cusolverSpScsrcholFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_factor)>(&cusolverSpDcsrcholFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_factor)>(&cusolverSpCcsrcholFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_factor)>(&cusolverSpZcsrcholFactor);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_zero_pivot)>(&cusolverSpScsrcholZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_zero_pivot)>(&cusolverSpDcsrcholZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_zero_pivot)>(&cusolverSpCcsrcholZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_zero_pivot)>(&cusolverSpZcsrcholZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_solve)>(&cusolverSpScsrcholSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_solve)>(&cusolverSpDcsrcholSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_solve)>(&cusolverSpCcsrcholSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_solve)>(&cusolverSpZcsrcholSolve);
-    (void)static_cast<decltype(&cubind_cusolverSp_scsrchol_diag)>(&cusolverSpScsrcholDiag);
-    (void)static_cast<decltype(&cubind_cusolverSp_dcsrchol_diag)>(&cusolverSpDcsrcholDiag);
-    (void)static_cast<decltype(&cubind_cusolverSp_ccsrchol_diag)>(&cusolverSpCcsrcholDiag);
-    (void)static_cast<decltype(&cubind_cusolverSp_zcsrchol_diag)>(&cusolverSpZcsrcholDiag);
-    (void)static_cast<decltype(&cubind_cusolverRf_create)>(&cusolverRfCreate);
-    (void)static_cast<decltype(&cubind_cusolverRf_destroy)>(&cusolverRfDestroy);
-    (void)static_cast<decltype(&cubind_cusolverRf_get_matrix_format)>(&cusolverRfGetMatrixFormat);
-    (void)static_cast<decltype(&cubind_cusolverRf_set_matrix_format)>(&cusolverRfSetMatrixFormat);
-    (void)static_cast<decltype(&cubind_cusolverRf_set_numeric_properties)>(&cusolverRfSetNumericProperties);
-    (void)static_cast<decltype(&cubind_cusolverRf_get_numeric_properties)>(&cusolverRfGetNumericProperties);
-    (void)static_cast<decltype(&cubind_cusolverRf_get_numeric_boost_report)>(&cusolverRfGetNumericBoostReport);
-    (void)static_cast<decltype(&cubind_cusolverRf_set_algs)>(&cusolverRfSetAlgs);
-    (void)static_cast<decltype(&cubind_cusolverRf_get_algs)>(&cusolverRfGetAlgs);
-    (void)static_cast<decltype(&cubind_cusolverRf_get_reset_values_fast_mode)>(&cusolverRfGetResetValuesFastMode);
-    (void)static_cast<decltype(&cubind_cusolverRf_set_reset_values_fast_mode)>(&cusolverRfSetResetValuesFastMode);
-    (void)static_cast<decltype(&cubind_cusolverRf_setup_host)>(&cusolverRfSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverRf_setup_device)>(&cusolverRfSetupDevice);
-    (void)static_cast<decltype(&cubind_cusolverRf_reset_values)>(&cusolverRfResetValues);
-    (void)static_cast<decltype(&cubind_cusolverRf_analyze)>(&cusolverRfAnalyze);
-    (void)static_cast<decltype(&cubind_cusolverRf_refactor)>(&cusolverRfRefactor);
-    (void)static_cast<decltype(&cubind_cusolverRf_access_bundled_factors_device)>(&cusolverRfAccessBundledFactorsDevice);
-    (void)static_cast<decltype(&cubind_cusolverRf_extract_bundled_factors_host)>(&cusolverRfExtractBundledFactorsHost);
-    (void)static_cast<decltype(&cubind_cusolverRf_extract_split_factors_host)>(&cusolverRfExtractSplitFactorsHost);
-    (void)static_cast<decltype(&cubind_cusolverRf_solve)>(&cusolverRfSolve);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_setup_host)>(&cusolverRfBatchSetupHost);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_reset_values)>(&cusolverRfBatchResetValues);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_analyze)>(&cusolverRfBatchAnalyze);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_refactor)>(&cusolverRfBatchRefactor);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_solve)>(&cusolverRfBatchSolve);
-    (void)static_cast<decltype(&cubind_cusolverRf_batch_zero_pivot)>(&cusolverRfBatchZeroPivot);
-    (void)static_cast<decltype(&cubind_cusolverMg_create)>(&cusolverMgCreate);
-    (void)static_cast<decltype(&cubind_cusolverMg_destroy)>(&cusolverMgDestroy);
-    (void)static_cast<decltype(&cubind_cusolverMg_device_select)>(&cusolverMgDeviceSelect);
-    (void)static_cast<decltype(&cubind_cusolverMg_create_device_grid)>(&cusolverMgCreateDeviceGrid);
-    (void)static_cast<decltype(&cubind_cusolverMg_destroy_grid)>(&cusolverMgDestroyGrid);
-    (void)static_cast<decltype(&cubind_cusolverMg_create_matrix_desc)>(&cusolverMgCreateMatrixDesc);
-    (void)static_cast<decltype(&cubind_cusolverMg_destroy_matrix_desc)>(&cusolverMgDestroyMatrixDesc);
-    (void)static_cast<decltype(&cubind_cusolverMg_syevd_buffer_size)>(&cusolverMgSyevd_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_syevd)>(&cusolverMgSyevd);
-    (void)static_cast<decltype(&cubind_cusolverMg_getrf_buffer_size)>(&cusolverMgGetrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_getrf)>(&cusolverMgGetrf);
-    (void)static_cast<decltype(&cubind_cusolverMg_getrs_buffer_size)>(&cusolverMgGetrs_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_getrs)>(&cusolverMgGetrs);
-    (void)static_cast<decltype(&cubind_cusolverMg_potrf_buffer_size)>(&cusolverMgPotrf_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_potrf)>(&cusolverMgPotrf);
-    (void)static_cast<decltype(&cubind_cusolverMg_potrs_buffer_size)>(&cusolverMgPotrs_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_potrs)>(&cusolverMgPotrs);
-    (void)static_cast<decltype(&cubind_cusolverMg_potri_buffer_size)>(&cusolverMgPotri_bufferSize);
-    (void)static_cast<decltype(&cubind_cusolverMg_potri)>(&cusolverMgPotri);
+    {
+        typedef cusolverStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cusolver_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverGetProperty);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int *version);
+        (void)static_cast<exact>(&cubind_cusolver_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverGetVersion);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cusolverDn_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverDn_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cudaStream_t streamId);
+        (void)static_cast<exact>(&cubind_cusolverDn_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSetStream);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cudaStream_t *streamId);
+        (void)static_cast<exact>(&cubind_cusolverDn_get_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnGetStream);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode);
+        (void)static_cast<exact>(&cubind_cusolverDn_set_deterministic_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSetDeterministicMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode);
+        (void)static_cast<exact>(&cubind_cusolverDn_get_deterministic_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnGetDeterministicMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverMathMode_t mode);
+        (void)static_cast<exact>(&cubind_cusolverDn_set_math_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSetMathMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverMathMode_t *mode);
+        (void)static_cast<exact>(&cubind_cusolverDn_get_math_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnGetMathMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy);
+        (void)static_cast<exact>(&cubind_cusolverDn_set_emulation_strategy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSetEmulationStrategy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy);
+        (void)static_cast<exact>(&cubind_cusolverDn_get_emulation_strategy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnGetEmulationStrategy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t *params_ptr);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_refinement_solver); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetRefinementSolver);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_solver_main_precision); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetSolverMainPrecision);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_solver_lowest_precision); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetSolverLowestPrecision);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_solver_precisions); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetSolverPrecisions);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, double val);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_tol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetTol);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, double val);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_tol_inner); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetTolInner);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolver_int_t maxiters);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_max_iters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetMaxIters);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_set_max_iters_inner); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsSetMaxItersInner);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params, cusolver_int_t *maxiters);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_get_max_iters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsGetMaxIters);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_enable_fallback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsEnableFallback);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSParams_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_params_disable_fallback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSParamsDisableFallback);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t *infos_ptr);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos, cusolver_int_t *niters);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_get_niters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosGetNiters);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_get_outer_niters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosGetOuterNiters);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_request_residual); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosRequestResidual);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos, void **residual_history);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_get_residual_history); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosGetResidualHistory);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_infos_get_max_iters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSInfosGetMaxIters);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zz_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZZgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zc_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZCgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zk_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZKgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ze_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZEgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zy_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZYgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cc_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCCgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ce_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCEgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ck_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCKgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cy_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCYgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dd_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDDgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ds_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDSgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dh_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDHgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_db_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDBgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dx_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDXgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ss_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSSgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sh_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSHgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sb_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSBgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sx_gesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSXgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zz_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZZgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zc_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZCgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zk_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZKgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ze_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZEgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zy_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZYgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_cc_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCCgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ck_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCKgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ce_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCEgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_cy_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCYgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dd_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDDgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ds_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDSgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dh_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDHgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_db_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDBgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dx_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDXgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ss_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSSgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sh_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSHgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sb_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSBgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sx_gesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSXgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zz_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZZgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zc_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZCgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zk_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZKgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ze_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZEgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zy_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZYgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cc_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCCgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ck_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCKgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ce_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCEgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cy_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCYgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dd_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDDgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ds_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDSgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dh_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDHgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_db_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDBgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dx_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDXgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ss_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSSgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sh_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSHgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sb_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSBgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sx_gels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSXgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zz_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZZgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zc_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZCgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zk_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZKgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ze_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZEgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_zy_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZYgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_cc_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCCgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ck_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCKgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ce_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCEgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_cy_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCYgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dd_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDDgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ds_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDSgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dh_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDHgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_db_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDBgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_dx_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDXgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_ss_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSSgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sh_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSHgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sb_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSBgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_sx_gels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSXgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_xgesv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSXgesv);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_xgesv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSXgesv_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_xgels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSXgels);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes);
+        (void)static_cast<exact>(&cubind_cusolverDn_irs_xgels_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnIRSXgels_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotrfBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotrfBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotrfBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotrf_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotrfBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotrsBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotrsBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotrsBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotrs_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotrsBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_spotri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSpotri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dpotri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDpotri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cpotri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCpotri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zpotri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZpotri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xtrtri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXtrtri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_xtrtri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXtrtri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_slauum_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSlauum_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dlauum_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDlauum_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_clauum_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnClauum_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zlauum_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZlauum_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_slauum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSlauum);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dlauum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDlauum);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_clauum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnClauum);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zlauum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZlauum);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgetrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgetrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgetrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgetrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgetrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgetrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgetrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgetrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx);
+        (void)static_cast<exact>(&cubind_cusolverDn_slaswp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSlaswp);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx);
+        (void)static_cast<exact>(&cubind_cusolverDn_dlaswp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDlaswp);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx);
+        (void)static_cast<exact>(&cubind_cusolverDn_claswp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnClaswp);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx);
+        (void)static_cast<exact>(&cubind_cusolverDn_zlaswp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZlaswp);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgetrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgetrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgetrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgetrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgeqrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgeqrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgeqrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgeqrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgeqrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgeqrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgeqrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgeqrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgeqrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgeqrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgeqrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgeqrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgeqrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgeqrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgeqrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgeqrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sormqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSormqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dormqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDormqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cunmqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCunmqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zunmqr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZunmqr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_sormqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSormqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dormqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDormqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cunmqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCunmqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zunmqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZunmqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_csytrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCsytrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zsytrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZsytrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_csytrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCsytrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zsytrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZsytrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsytrs_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsytrs_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsytrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsytrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_csytri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCsytri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zsytri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZsytri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_csytri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCsytri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zsytri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZsytri);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgebrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgebrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgebrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgebrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgebrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgebrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *Lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgebrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgebrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgebrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgebrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgebrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgebrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgebrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgebrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgebrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgebrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgbr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgbr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgbr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgbr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungbr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungbr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungbr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungbr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgbr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgbr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgbr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgbr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungbr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungbr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungbr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungbr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_chetrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChetrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhetrd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhetrd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssytrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsytrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsytrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsytrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_chetrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChetrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhetrd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhetrd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sorgtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSorgtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dorgtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDorgtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cungtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCungtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zungtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZungtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sormtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSormtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dormtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDormtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cunmtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCunmtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zunmtr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZunmtr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sormtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSormtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dormtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDormtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cunmtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCunmtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zunmtr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZunmtr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, int m, int n, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(syevjInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_create_syevj_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCreateSyevjInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(syevjInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverDn_destroy_syevj_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDestroySyevjInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(syevjInfo_t info, double tolerance);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevj_set_tolerance); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevjSetTolerance);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(syevjInfo_t info, int max_sweeps);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevj_set_max_sweeps); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevjSetMaxSweeps);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(syevjInfo_t info, int sort_eig);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevj_set_sort_eig); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevjSetSortEig);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, syevjInfo_t info, double *residual);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevj_get_residual); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevjGetResidual);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevj_get_sweeps); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevjGetSweeps);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssyevj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsyevj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsyevj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsyevj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_cheevj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCheevj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zheevj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZheevj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_ssygvj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSsygvj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dsygvj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDsygvj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_chegvj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnChegvj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zhegvj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZhegvj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(gesvdjInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_create_gesvdj_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCreateGesvdjInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(gesvdjInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverDn_destroy_gesvdj_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDestroyGesvdjInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(gesvdjInfo_t info, double tolerance);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdj_set_tolerance); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdjSetTolerance);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(gesvdjInfo_t info, int max_sweeps);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdj_set_max_sweeps); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdjSetMaxSweeps);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(gesvdjInfo_t info, int sort_svd);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdj_set_sort_eig); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdjSetSortEig);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdj_get_residual); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdjGetResidual);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdj_get_sweeps); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdjGetSweeps);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvdj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvdj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvdj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvdj_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdjBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvdj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvdj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvdj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvdj_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdjBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvdj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvdj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvdj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvdj_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdj_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvdj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvdj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvdj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvdj); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdj);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvda_strided_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdaStridedBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvda_strided_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdaStridedBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvda_strided_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdaStridedBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvda_strided_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdaStridedBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_sgesvda_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSgesvdaStridedBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_dgesvda_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDgesvdaStridedBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_cgesvda_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCgesvdaStridedBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_zgesvda_strided_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnZgesvdaStridedBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnParams_t *params);
+        (void)static_cast<exact>(&cubind_cusolverDn_create_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnCreateParams);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnParams_t params);
+        (void)static_cast<exact>(&cubind_cusolverDn_destroy_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnDestroyParams);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo);
+        (void)static_cast<exact>(&cubind_cusolverDn_set_adv_options); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnSetAdvOptions);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xpotrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXpotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xpotrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXpotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xpotrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXpotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgeqrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgeqrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgeqrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgeqrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgetrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgetrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgetrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyev_batched_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevBatched_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyev_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevdx_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevdx_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xsyevdx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXsyevdx);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgeev_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgeev_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgeev); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgeev);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdp_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdp_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdp);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdr_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info);
+        (void)static_cast<exact>(&cubind_cusolverDn_xgesvdr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXgesvdr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xlarft_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXlarft_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost);
+        (void)static_cast<exact>(&cubind_cusolverDn_xlarft); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnXlarft);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverDnLoggerCallback_t callback);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_set_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerSetCallback);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(FILE *file);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_set_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerSetFile);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(const char *logFile);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_open_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerOpenFile);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int level);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_set_level); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerSetLevel);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int mask);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_set_mask); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerSetMask);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cusolverDn_logger_force_disable); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverDnLoggerForceDisable);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cusolverSp_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, cudaStream_t streamId);
+        (void)static_cast<exact>(&cubind_cusolverSp_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpSetStream);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, cudaStream_t *streamId);
+        (void)static_cast<exact>(&cubind_cusolverSp_get_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpGetStream);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrissym_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrissymHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsvlu_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsvluHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsvlu_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsvluHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsvlu_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsvluHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsvlu_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsvluHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsvqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsvqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsvqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsvqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsvqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsvqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsvqr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsvqr);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsvchol_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsvcholHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsvchol_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsvcholHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsvchol_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsvcholHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsvchol_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsvcholHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsvchol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsvchol);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsvchol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsvchol);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsvchol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsvchol);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsvchol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsvchol);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlsqvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrlsqvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlsqvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrlsqvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlsqvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrlsqvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlsqvqr_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrlsqvqrHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsreigvsi_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsreigvsiHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsreigvsi_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsreigvsiHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsreigvsi_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsreigvsiHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsreigvsi_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsreigvsiHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsreigvsi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsreigvsi);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsreigvsi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsreigvsi);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsreigvsi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsreigvsi);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsreigvsi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsreigvsi);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsreigs_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsreigsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsreigs_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsreigsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsreigs_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsreigsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsreigs_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsreigsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrsymrcm_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrsymrcmHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrsymmdq_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrsymmdqHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrsymamd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrsymamdHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrmetisnd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrmetisndHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrzfd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrzfdHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrzfd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrzfdHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrzfd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrzfdHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrzfd_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrzfdHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrperm_buffer_size_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrperm_bufferSizeHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrperm_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrpermHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrqrInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusolverSp_create_csrqr_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreateCsrqrInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy_csrqr_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroyCsrqrInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrqr_analysis_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrqrAnalysisBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_buffer_info_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrBufferInfoBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_buffer_info_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrBufferInfoBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_buffer_info_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrBufferInfoBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_buffer_info_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrBufferInfoBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqrsv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrsvBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqrsv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrsvBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqrsv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrsvBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqrsv_batched); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrsvBatched);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrluInfoHost_t *info);
+        (void)static_cast<exact>(&cubind_cusolverSp_create_csrlu_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreateCsrluInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrluInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy_csrlu_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroyCsrluInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrlu_analysis_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrluAnalysisHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlu_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrluBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlu_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrluBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlu_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrluBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlu_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrluBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlu_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrluFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlu_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrluFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlu_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrluFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlu_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrluFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlu_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrluZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlu_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrluZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlu_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrluZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlu_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrluZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlu_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrluSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlu_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrluSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlu_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrluSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlu_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrluSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrlu_nnz_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrluNnzHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrlu_extract_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrluExtractHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrlu_extract_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrluExtractHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrlu_extract_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrluExtractHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrlu_extract_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrluExtractHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrqrInfoHost_t *info);
+        (void)static_cast<exact>(&cubind_cusolverSp_create_csrqr_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreateCsrqrInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy_csrqr_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroyCsrqrInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrqr_analysis_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrqrAnalysisHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrqr_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrqrAnalysis);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_setup); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrSetup);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_setup); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrSetup);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_setup); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrSetup);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_setup); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrSetup);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrqr_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrqrSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrqr_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrqrSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrqr_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrqrSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrqr_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrqrSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrcholInfoHost_t *info);
+        (void)static_cast<exact>(&cubind_cusolverSp_create_csrchol_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreateCsrcholInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrcholInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy_csrchol_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroyCsrcholInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrchol_analysis_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrcholAnalysisHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_buffer_info_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholBufferInfoHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_factor_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholFactorHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_zero_pivot_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholZeroPivotHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_solve_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholSolveHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrcholInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusolverSp_create_csrchol_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCreateCsrcholInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(csrcholInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_destroy_csrchol_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDestroyCsrcholInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info);
+        (void)static_cast<exact>(&cubind_cusolverSp_xcsrchol_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpXcsrcholAnalysis);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_buffer_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholBufferInfo);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_factor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholFactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag);
+        (void)static_cast<exact>(&cubind_cusolverSp_scsrchol_diag); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpScsrcholDiag);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag);
+        (void)static_cast<exact>(&cubind_cusolverSp_dcsrchol_diag); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpDcsrcholDiag);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag);
+        (void)static_cast<exact>(&cubind_cusolverSp_ccsrchol_diag); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpCcsrcholDiag);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag);
+        (void)static_cast<exact>(&cubind_cusolverSp_zcsrchol_diag); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverSpZcsrcholDiag);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag);
+        (void)static_cast<exact>(&cubind_cusolverRf_get_matrix_format); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfGetMatrixFormat);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag);
+        (void)static_cast<exact>(&cubind_cusolverRf_set_matrix_format); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetMatrixFormat);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, double zero, double boost);
+        (void)static_cast<exact>(&cubind_cusolverRf_set_numeric_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetNumericProperties);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, double *zero, double *boost);
+        (void)static_cast<exact>(&cubind_cusolverRf_get_numeric_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfGetNumericProperties);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report);
+        (void)static_cast<exact>(&cubind_cusolverRf_get_numeric_boost_report); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfGetNumericBoostReport);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg);
+        (void)static_cast<exact>(&cubind_cusolverRf_set_algs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetAlgs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg);
+        (void)static_cast<exact>(&cubind_cusolverRf_get_algs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfGetAlgs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode);
+        (void)static_cast<exact>(&cubind_cusolverRf_get_reset_values_fast_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfGetResetValuesFastMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode);
+        (void)static_cast<exact>(&cubind_cusolverRf_set_reset_values_fast_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetResetValuesFastMode);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_setup_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSetupDevice);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_reset_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfResetValues);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_analyze); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfAnalyze);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_refactor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfRefactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx);
+        (void)static_cast<exact>(&cubind_cusolverRf_access_bundled_factors_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfAccessBundledFactorsDevice);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx);
+        (void)static_cast<exact>(&cubind_cusolverRf_extract_bundled_factors_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfExtractBundledFactorsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU);
+        (void)static_cast<exact>(&cubind_cusolverRf_extract_split_factors_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfExtractSplitFactorsHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf);
+        (void)static_cast<exact>(&cubind_cusolverRf_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_setup_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchSetupHost);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_reset_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchResetValues);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_analyze); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchAnalyze);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_refactor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchRefactor);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchSolve);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverRfHandle_t handle, int *position);
+        (void)static_cast<exact>(&cubind_cusolverRf_batch_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverRfBatchZeroPivot);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cusolverMg_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgCreate);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusolverMg_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgDestroy);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
+        (void)static_cast<exact>(&cubind_cusolverMg_device_select); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgDeviceSelect);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
+        (void)static_cast<exact>(&cubind_cusolverMg_create_device_grid); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgCreateDeviceGrid);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cudaLibMgGrid_t grid);
+        (void)static_cast<exact>(&cubind_cusolverMg_destroy_grid); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgDestroyGrid);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
+        (void)static_cast<exact>(&cubind_cusolverMg_create_matrix_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgCreateMatrixDesc);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cudaLibMgMatrixDesc_t desc);
+        (void)static_cast<exact>(&cubind_cusolverMg_destroy_matrix_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgDestroyMatrixDesc);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_syevd_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgSyevd_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverMg_syevd); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgSyevd);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_getrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgGetrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverMg_getrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgGetrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_getrs_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgGetrs_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+        (void)static_cast<exact>(&cubind_cusolverMg_getrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgGetrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_potrf_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotrf_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+        (void)static_cast<exact>(&cubind_cusolverMg_potrf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotrf);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_potrs_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotrs_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+        (void)static_cast<exact>(&cubind_cusolverMg_potrs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotrs);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+        (void)static_cast<exact>(&cubind_cusolverMg_potri_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotri_bufferSize);
+    }
+    {
+        typedef cusolverStatus_t (*exact)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+        (void)static_cast<exact>(&cubind_cusolverMg_potri); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusolverMgPotri);
+    }
 }
 #endif
 

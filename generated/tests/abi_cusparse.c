@@ -927,466 +927,2306 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cusparseSpMMOp_destroyPl
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_cusparse_create)>(&cusparseCreate);
-    (void)static_cast<decltype(&cubind_cusparse_destroy)>(&cusparseDestroy);
-    (void)static_cast<decltype(&cubind_cusparse_get_version)>(&cusparseGetVersion);
-    (void)static_cast<decltype(&cubind_cusparse_get_property)>(&cusparseGetProperty);
-    (void)static_cast<decltype(&cubind_cusparse_get_error_name)>(&cusparseGetErrorName);
-    (void)static_cast<decltype(&cubind_cusparse_get_error_string)>(&cusparseGetErrorString);
-    (void)static_cast<decltype(&cubind_cusparse_set_stream)>(&cusparseSetStream);
-    (void)static_cast<decltype(&cubind_cusparse_get_stream)>(&cusparseGetStream);
-    (void)static_cast<decltype(&cubind_cusparse_get_pointer_mode)>(&cusparseGetPointerMode);
-    (void)static_cast<decltype(&cubind_cusparse_set_pointer_mode)>(&cusparseSetPointerMode);
-    (void)static_cast<decltype(&cubind_cusparse_logger_set_callback)>(&cusparseLoggerSetCallback);
-    (void)static_cast<decltype(&cubind_cusparse_logger_set_file)>(&cusparseLoggerSetFile);
-    (void)static_cast<decltype(&cubind_cusparse_logger_open_file)>(&cusparseLoggerOpenFile);
-    (void)static_cast<decltype(&cubind_cusparse_logger_set_level)>(&cusparseLoggerSetLevel);
-    (void)static_cast<decltype(&cubind_cusparse_logger_set_mask)>(&cusparseLoggerSetMask);
-    (void)static_cast<decltype(&cubind_cusparse_logger_force_disable)>(&cusparseLoggerForceDisable);
-    (void)static_cast<decltype(&cubind_cusparse_create_mat_descr)>(&cusparseCreateMatDescr);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_mat_descr)>(&cusparseDestroyMatDescr);
-    (void)static_cast<decltype(&cubind_cusparse_set_mat_type)>(&cusparseSetMatType);
-    (void)static_cast<decltype(&cubind_cusparse_get_mat_type)>(&cusparseGetMatType);
-    (void)static_cast<decltype(&cubind_cusparse_set_mat_fill_mode)>(&cusparseSetMatFillMode);
-    (void)static_cast<decltype(&cubind_cusparse_get_mat_fill_mode)>(&cusparseGetMatFillMode);
-    (void)static_cast<decltype(&cubind_cusparse_set_mat_diag_type)>(&cusparseSetMatDiagType);
-    (void)static_cast<decltype(&cubind_cusparse_get_mat_diag_type)>(&cusparseGetMatDiagType);
-    (void)static_cast<decltype(&cubind_cusparse_set_mat_index_base)>(&cusparseSetMatIndexBase);
-    (void)static_cast<decltype(&cubind_cusparse_get_mat_index_base)>(&cusparseGetMatIndexBase);
-    (void)static_cast<decltype(&cubind_cusparse_create_csric02_info)>(&cusparseCreateCsric02Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_csric02_info)>(&cusparseDestroyCsric02Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_bsric02_info)>(&cusparseCreateBsric02Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_bsric02_info)>(&cusparseDestroyBsric02Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_csrilu02_info)>(&cusparseCreateCsrilu02Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_csrilu02_info)>(&cusparseDestroyCsrilu02Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_bsrilu02_info)>(&cusparseCreateBsrilu02Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_bsrilu02_info)>(&cusparseDestroyBsrilu02Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_bsrsv2_info)>(&cusparseCreateBsrsv2Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_bsrsv2_info)>(&cusparseDestroyBsrsv2Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_bsrsm2_info)>(&cusparseCreateBsrsm2Info);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_bsrsm2_info)>(&cusparseDestroyBsrsm2Info);
-    (void)static_cast<decltype(&cubind_cusparse_create_csru2csr_info)>(&cusparseCreateCsru2csrInfo);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_csru2csr_info)>(&cusparseDestroyCsru2csrInfo);
-    (void)static_cast<decltype(&cubind_cusparse_create_color_info)>(&cusparseCreateColorInfo);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_color_info)>(&cusparseDestroyColorInfo);
-    (void)static_cast<decltype(&cubind_cusparse_create_prune_info)>(&cusparseCreatePruneInfo);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_prune_info)>(&cusparseDestroyPruneInfo);
-    (void)static_cast<decltype(&cubind_cusparse_sgemvi)>(&cusparseSgemvi);
-    (void)static_cast<decltype(&cubind_cusparse_sgemvi_buffer_size)>(&cusparseSgemvi_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dgemvi)>(&cusparseDgemvi);
-    (void)static_cast<decltype(&cubind_cusparse_dgemvi_buffer_size)>(&cusparseDgemvi_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cgemvi)>(&cusparseCgemvi);
-    (void)static_cast<decltype(&cubind_cusparse_cgemvi_buffer_size)>(&cusparseCgemvi_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zgemvi)>(&cusparseZgemvi);
-    (void)static_cast<decltype(&cubind_cusparse_zgemvi_buffer_size)>(&cusparseZgemvi_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrmv)>(&cusparseSbsrmv);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrmv)>(&cusparseDbsrmv);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrmv)>(&cusparseCbsrmv);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrmv)>(&cusparseZbsrmv);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrxmv)>(&cusparseSbsrxmv);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrxmv)>(&cusparseDbsrxmv);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrxmv)>(&cusparseCbsrxmv);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrxmv)>(&cusparseZbsrxmv);
-    (void)static_cast<decltype(&cubind_cusparse_xbsrsv2_zero_pivot)>(&cusparseXbsrsv2_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsv2_buffer_size)>(&cusparseSbsrsv2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsv2_buffer_size)>(&cusparseDbsrsv2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsv2_buffer_size)>(&cusparseCbsrsv2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsv2_buffer_size)>(&cusparseZbsrsv2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsv2_buffer_size_ext)>(&cusparseSbsrsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsv2_buffer_size_ext)>(&cusparseDbsrsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsv2_buffer_size_ext)>(&cusparseCbsrsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsv2_buffer_size_ext)>(&cusparseZbsrsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsv2_analysis)>(&cusparseSbsrsv2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsv2_analysis)>(&cusparseDbsrsv2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsv2_analysis)>(&cusparseCbsrsv2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsv2_analysis)>(&cusparseZbsrsv2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsv2_solve)>(&cusparseSbsrsv2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsv2_solve)>(&cusparseDbsrsv2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsv2_solve)>(&cusparseCbsrsv2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsv2_solve)>(&cusparseZbsrsv2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrmm)>(&cusparseSbsrmm);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrmm)>(&cusparseDbsrmm);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrmm)>(&cusparseCbsrmm);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrmm)>(&cusparseZbsrmm);
-    (void)static_cast<decltype(&cubind_cusparse_xbsrsm2_zero_pivot)>(&cusparseXbsrsm2_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsm2_buffer_size)>(&cusparseSbsrsm2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsm2_buffer_size)>(&cusparseDbsrsm2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsm2_buffer_size)>(&cusparseCbsrsm2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsm2_buffer_size)>(&cusparseZbsrsm2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsm2_buffer_size_ext)>(&cusparseSbsrsm2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsm2_buffer_size_ext)>(&cusparseDbsrsm2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsm2_buffer_size_ext)>(&cusparseCbsrsm2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsm2_buffer_size_ext)>(&cusparseZbsrsm2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsm2_analysis)>(&cusparseSbsrsm2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsm2_analysis)>(&cusparseDbsrsm2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsm2_analysis)>(&cusparseCbsrsm2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsm2_analysis)>(&cusparseZbsrsm2_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrsm2_solve)>(&cusparseSbsrsm2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrsm2_solve)>(&cusparseDbsrsm2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrsm2_solve)>(&cusparseCbsrsm2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrsm2_solve)>(&cusparseZbsrsm2_solve);
-    (void)static_cast<decltype(&cubind_cusparse_scsrilu02_numeric_boost)>(&cusparseScsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrilu02_numeric_boost)>(&cusparseDcsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrilu02_numeric_boost)>(&cusparseCcsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrilu02_numeric_boost)>(&cusparseZcsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_xcsrilu02_zero_pivot)>(&cusparseXcsrilu02_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_scsrilu02_buffer_size)>(&cusparseScsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrilu02_buffer_size)>(&cusparseDcsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrilu02_buffer_size)>(&cusparseCcsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrilu02_buffer_size)>(&cusparseZcsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_scsrilu02_buffer_size_ext)>(&cusparseScsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrilu02_buffer_size_ext)>(&cusparseDcsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrilu02_buffer_size_ext)>(&cusparseCcsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrilu02_buffer_size_ext)>(&cusparseZcsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_scsrilu02_analysis)>(&cusparseScsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrilu02_analysis)>(&cusparseDcsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrilu02_analysis)>(&cusparseCcsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrilu02_analysis)>(&cusparseZcsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_scsrilu02)>(&cusparseScsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrilu02)>(&cusparseDcsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrilu02)>(&cusparseCcsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrilu02)>(&cusparseZcsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrilu02_numeric_boost)>(&cusparseSbsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrilu02_numeric_boost)>(&cusparseDbsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrilu02_numeric_boost)>(&cusparseCbsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrilu02_numeric_boost)>(&cusparseZbsrilu02_numericBoost);
-    (void)static_cast<decltype(&cubind_cusparse_xbsrilu02_zero_pivot)>(&cusparseXbsrilu02_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrilu02_buffer_size)>(&cusparseSbsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrilu02_buffer_size)>(&cusparseDbsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrilu02_buffer_size)>(&cusparseCbsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrilu02_buffer_size)>(&cusparseZbsrilu02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrilu02_buffer_size_ext)>(&cusparseSbsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrilu02_buffer_size_ext)>(&cusparseDbsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrilu02_buffer_size_ext)>(&cusparseCbsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrilu02_buffer_size_ext)>(&cusparseZbsrilu02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrilu02_analysis)>(&cusparseSbsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrilu02_analysis)>(&cusparseDbsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrilu02_analysis)>(&cusparseCbsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrilu02_analysis)>(&cusparseZbsrilu02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sbsrilu02)>(&cusparseSbsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_dbsrilu02)>(&cusparseDbsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_cbsrilu02)>(&cusparseCbsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_zbsrilu02)>(&cusparseZbsrilu02);
-    (void)static_cast<decltype(&cubind_cusparse_xcsric02_zero_pivot)>(&cusparseXcsric02_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_scsric02_buffer_size)>(&cusparseScsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dcsric02_buffer_size)>(&cusparseDcsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_ccsric02_buffer_size)>(&cusparseCcsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zcsric02_buffer_size)>(&cusparseZcsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_scsric02_buffer_size_ext)>(&cusparseScsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dcsric02_buffer_size_ext)>(&cusparseDcsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_ccsric02_buffer_size_ext)>(&cusparseCcsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zcsric02_buffer_size_ext)>(&cusparseZcsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_scsric02_analysis)>(&cusparseScsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dcsric02_analysis)>(&cusparseDcsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_ccsric02_analysis)>(&cusparseCcsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zcsric02_analysis)>(&cusparseZcsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_scsric02)>(&cusparseScsric02);
-    (void)static_cast<decltype(&cubind_cusparse_dcsric02)>(&cusparseDcsric02);
-    (void)static_cast<decltype(&cubind_cusparse_ccsric02)>(&cusparseCcsric02);
-    (void)static_cast<decltype(&cubind_cusparse_zcsric02)>(&cusparseZcsric02);
-    (void)static_cast<decltype(&cubind_cusparse_xbsric02_zero_pivot)>(&cusparseXbsric02_zeroPivot);
-    (void)static_cast<decltype(&cubind_cusparse_sbsric02_buffer_size)>(&cusparseSbsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dbsric02_buffer_size)>(&cusparseDbsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cbsric02_buffer_size)>(&cusparseCbsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zbsric02_buffer_size)>(&cusparseZbsric02_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sbsric02_buffer_size_ext)>(&cusparseSbsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dbsric02_buffer_size_ext)>(&cusparseDbsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cbsric02_buffer_size_ext)>(&cusparseCbsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zbsric02_buffer_size_ext)>(&cusparseZbsric02_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sbsric02_analysis)>(&cusparseSbsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dbsric02_analysis)>(&cusparseDbsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_cbsric02_analysis)>(&cusparseCbsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_zbsric02_analysis)>(&cusparseZbsric02_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sbsric02)>(&cusparseSbsric02);
-    (void)static_cast<decltype(&cubind_cusparse_dbsric02)>(&cusparseDbsric02);
-    (void)static_cast<decltype(&cubind_cusparse_cbsric02)>(&cusparseCbsric02);
-    (void)static_cast<decltype(&cubind_cusparse_zbsric02)>(&cusparseZbsric02);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2_buffer_size_ext)>(&cusparseSgtsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2_buffer_size_ext)>(&cusparseDgtsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2_buffer_size_ext)>(&cusparseCgtsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2_buffer_size_ext)>(&cusparseZgtsv2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2)>(&cusparseSgtsv2);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2)>(&cusparseDgtsv2);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2)>(&cusparseCgtsv2);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2)>(&cusparseZgtsv2);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2_nopivot_buffer_size_ext)>(&cusparseSgtsv2_nopivot_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2_nopivot_buffer_size_ext)>(&cusparseDgtsv2_nopivot_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2_nopivot_buffer_size_ext)>(&cusparseCgtsv2_nopivot_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2_nopivot_buffer_size_ext)>(&cusparseZgtsv2_nopivot_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2_nopivot)>(&cusparseSgtsv2_nopivot);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2_nopivot)>(&cusparseDgtsv2_nopivot);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2_nopivot)>(&cusparseCgtsv2_nopivot);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2_nopivot)>(&cusparseZgtsv2_nopivot);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2strided_batch_buffer_size_ext)>(&cusparseSgtsv2StridedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2strided_batch_buffer_size_ext)>(&cusparseDgtsv2StridedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2strided_batch_buffer_size_ext)>(&cusparseCgtsv2StridedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2strided_batch_buffer_size_ext)>(&cusparseZgtsv2StridedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv2strided_batch)>(&cusparseSgtsv2StridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv2strided_batch)>(&cusparseDgtsv2StridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv2strided_batch)>(&cusparseCgtsv2StridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv2strided_batch)>(&cusparseZgtsv2StridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext)>(&cusparseSgtsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext)>(&cusparseDgtsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext)>(&cusparseCgtsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext)>(&cusparseZgtsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgtsv_interleaved_batch)>(&cusparseSgtsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_dgtsv_interleaved_batch)>(&cusparseDgtsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_cgtsv_interleaved_batch)>(&cusparseCgtsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_zgtsv_interleaved_batch)>(&cusparseZgtsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext)>(&cusparseSgpsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext)>(&cusparseDgpsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext)>(&cusparseCgpsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext)>(&cusparseZgpsvInterleavedBatch_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgpsv_interleaved_batch)>(&cusparseSgpsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_dgpsv_interleaved_batch)>(&cusparseDgpsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_cgpsv_interleaved_batch)>(&cusparseCgpsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_zgpsv_interleaved_batch)>(&cusparseZgpsvInterleavedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_scsrgeam2_buffer_size_ext)>(&cusparseScsrgeam2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrgeam2_buffer_size_ext)>(&cusparseDcsrgeam2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrgeam2_buffer_size_ext)>(&cusparseCcsrgeam2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrgeam2_buffer_size_ext)>(&cusparseZcsrgeam2_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xcsrgeam2nnz)>(&cusparseXcsrgeam2Nnz);
-    (void)static_cast<decltype(&cubind_cusparse_scsrgeam2)>(&cusparseScsrgeam2);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrgeam2)>(&cusparseDcsrgeam2);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrgeam2)>(&cusparseCcsrgeam2);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrgeam2)>(&cusparseZcsrgeam2);
-    (void)static_cast<decltype(&cubind_cusparse_scsrcolor)>(&cusparseScsrcolor);
-    (void)static_cast<decltype(&cubind_cusparse_dcsrcolor)>(&cusparseDcsrcolor);
-    (void)static_cast<decltype(&cubind_cusparse_ccsrcolor)>(&cusparseCcsrcolor);
-    (void)static_cast<decltype(&cubind_cusparse_zcsrcolor)>(&cusparseZcsrcolor);
-    (void)static_cast<decltype(&cubind_cusparse_snnz)>(&cusparseSnnz);
-    (void)static_cast<decltype(&cubind_cusparse_dnnz)>(&cusparseDnnz);
-    (void)static_cast<decltype(&cubind_cusparse_cnnz)>(&cusparseCnnz);
-    (void)static_cast<decltype(&cubind_cusparse_znnz)>(&cusparseZnnz);
-    (void)static_cast<decltype(&cubind_cusparse_snnz_compress)>(&cusparseSnnz_compress);
-    (void)static_cast<decltype(&cubind_cusparse_dnnz_compress)>(&cusparseDnnz_compress);
-    (void)static_cast<decltype(&cubind_cusparse_cnnz_compress)>(&cusparseCnnz_compress);
-    (void)static_cast<decltype(&cubind_cusparse_znnz_compress)>(&cusparseZnnz_compress);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2csr_compress)>(&cusparseScsr2csr_compress);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2csr_compress)>(&cusparseDcsr2csr_compress);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2csr_compress)>(&cusparseCcsr2csr_compress);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2csr_compress)>(&cusparseZcsr2csr_compress);
-    (void)static_cast<decltype(&cubind_cusparse_xcoo2csr)>(&cusparseXcoo2csr);
-    (void)static_cast<decltype(&cubind_cusparse_xcsr2coo)>(&cusparseXcsr2coo);
-    (void)static_cast<decltype(&cubind_cusparse_xcsr2bsr_nnz)>(&cusparseXcsr2bsrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2bsr)>(&cusparseScsr2bsr);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2bsr)>(&cusparseDcsr2bsr);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2bsr)>(&cusparseCcsr2bsr);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2bsr)>(&cusparseZcsr2bsr);
-    (void)static_cast<decltype(&cubind_cusparse_sbsr2csr)>(&cusparseSbsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_dbsr2csr)>(&cusparseDbsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_cbsr2csr)>(&cusparseCbsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_zbsr2csr)>(&cusparseZbsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsc_buffer_size)>(&cusparseSgebsr2gebsc_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsc_buffer_size)>(&cusparseDgebsr2gebsc_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsc_buffer_size)>(&cusparseCgebsr2gebsc_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsc_buffer_size)>(&cusparseZgebsr2gebsc_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsc_buffer_size_ext)>(&cusparseSgebsr2gebsc_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsc_buffer_size_ext)>(&cusparseDgebsr2gebsc_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsc_buffer_size_ext)>(&cusparseCgebsr2gebsc_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsc_buffer_size_ext)>(&cusparseZgebsr2gebsc_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsc)>(&cusparseSgebsr2gebsc);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsc)>(&cusparseDgebsr2gebsc);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsc)>(&cusparseCgebsr2gebsc);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsc)>(&cusparseZgebsr2gebsc);
-    (void)static_cast<decltype(&cubind_cusparse_xgebsr2csr)>(&cusparseXgebsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2csr)>(&cusparseSgebsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2csr)>(&cusparseDgebsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2csr)>(&cusparseCgebsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2csr)>(&cusparseZgebsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2gebsr_buffer_size)>(&cusparseScsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2gebsr_buffer_size)>(&cusparseDcsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2gebsr_buffer_size)>(&cusparseCcsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2gebsr_buffer_size)>(&cusparseZcsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2gebsr_buffer_size_ext)>(&cusparseScsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2gebsr_buffer_size_ext)>(&cusparseDcsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2gebsr_buffer_size_ext)>(&cusparseCcsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2gebsr_buffer_size_ext)>(&cusparseZcsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xcsr2gebsr_nnz)>(&cusparseXcsr2gebsrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2gebsr)>(&cusparseScsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2gebsr)>(&cusparseDcsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2gebsr)>(&cusparseCcsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2gebsr)>(&cusparseZcsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsr_buffer_size)>(&cusparseSgebsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsr_buffer_size)>(&cusparseDgebsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsr_buffer_size)>(&cusparseCgebsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsr_buffer_size)>(&cusparseZgebsr2gebsr_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsr_buffer_size_ext)>(&cusparseSgebsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsr_buffer_size_ext)>(&cusparseDgebsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsr_buffer_size_ext)>(&cusparseCgebsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsr_buffer_size_ext)>(&cusparseZgebsr2gebsr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xgebsr2gebsr_nnz)>(&cusparseXgebsr2gebsrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_sgebsr2gebsr)>(&cusparseSgebsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_dgebsr2gebsr)>(&cusparseDgebsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_cgebsr2gebsr)>(&cusparseCgebsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_zgebsr2gebsr)>(&cusparseZgebsr2gebsr);
-    (void)static_cast<decltype(&cubind_cusparse_create_identity_permutation)>(&cusparseCreateIdentityPermutation);
-    (void)static_cast<decltype(&cubind_cusparse_xcoosort_buffer_size_ext)>(&cusparseXcoosort_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xcoosort_by_row)>(&cusparseXcoosortByRow);
-    (void)static_cast<decltype(&cubind_cusparse_xcoosort_by_column)>(&cusparseXcoosortByColumn);
-    (void)static_cast<decltype(&cubind_cusparse_xcsrsort_buffer_size_ext)>(&cusparseXcsrsort_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xcsrsort)>(&cusparseXcsrsort);
-    (void)static_cast<decltype(&cubind_cusparse_xcscsort_buffer_size_ext)>(&cusparseXcscsort_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_xcscsort)>(&cusparseXcscsort);
-    (void)static_cast<decltype(&cubind_cusparse_scsru2csr_buffer_size_ext)>(&cusparseScsru2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dcsru2csr_buffer_size_ext)>(&cusparseDcsru2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_ccsru2csr_buffer_size_ext)>(&cusparseCcsru2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_zcsru2csr_buffer_size_ext)>(&cusparseZcsru2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_scsru2csr)>(&cusparseScsru2csr);
-    (void)static_cast<decltype(&cubind_cusparse_dcsru2csr)>(&cusparseDcsru2csr);
-    (void)static_cast<decltype(&cubind_cusparse_ccsru2csr)>(&cusparseCcsru2csr);
-    (void)static_cast<decltype(&cubind_cusparse_zcsru2csr)>(&cusparseZcsru2csr);
-    (void)static_cast<decltype(&cubind_cusparse_scsr2csru)>(&cusparseScsr2csru);
-    (void)static_cast<decltype(&cubind_cusparse_dcsr2csru)>(&cusparseDcsr2csru);
-    (void)static_cast<decltype(&cubind_cusparse_ccsr2csru)>(&cusparseCcsr2csru);
-    (void)static_cast<decltype(&cubind_cusparse_zcsr2csru)>(&cusparseZcsr2csru);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr_buffer_size_ext)>(&cusparseSpruneDense2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr_buffer_size_ext)>(&cusparseDpruneDense2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr_nnz)>(&cusparseSpruneDense2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr_nnz)>(&cusparseDpruneDense2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr)>(&cusparseSpruneDense2csr);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr)>(&cusparseDpruneDense2csr);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr_buffer_size_ext)>(&cusparseSpruneCsr2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr_buffer_size_ext)>(&cusparseDpruneCsr2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr_nnz)>(&cusparseSpruneCsr2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr_nnz)>(&cusparseDpruneCsr2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr)>(&cusparseSpruneCsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr)>(&cusparseDpruneCsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext)>(&cusparseSpruneDense2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext)>(&cusparseDpruneDense2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr_nnz_by_percentage)>(&cusparseSpruneDense2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr_nnz_by_percentage)>(&cusparseDpruneDense2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_dense2csr_by_percentage)>(&cusparseSpruneDense2csrByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_dense2csr_by_percentage)>(&cusparseDpruneDense2csrByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext)>(&cusparseSpruneCsr2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext)>(&cusparseDpruneCsr2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr_nnz_by_percentage)>(&cusparseSpruneCsr2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr_nnz_by_percentage)>(&cusparseDpruneCsr2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_sprune_csr2csr_by_percentage)>(&cusparseSpruneCsr2csrByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_dprune_csr2csr_by_percentage)>(&cusparseDpruneCsr2csrByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_csr2csc_ex2)>(&cusparseCsr2cscEx2);
-    (void)static_cast<decltype(&cubind_cusparse_csr2csc_ex2_buffer_size)>(&cusparseCsr2cscEx2_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_create_sp_vec)>(&cusparseCreateSpVec);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_sp_vec)>(&cusparseCreateConstSpVec);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_sp_vec)>(&cusparseDestroySpVec);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vec_get)>(&cusparseSpVecGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_sp_vec_get)>(&cusparseConstSpVecGet);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vec_get_index_base)>(&cusparseSpVecGetIndexBase);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vec_get_values)>(&cusparseSpVecGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_const_sp_vec_get_values)>(&cusparseConstSpVecGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vec_set_values)>(&cusparseSpVecSetValues);
-    (void)static_cast<decltype(&cubind_cusparse_create_dn_vec)>(&cusparseCreateDnVec);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_dn_vec)>(&cusparseCreateConstDnVec);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_dn_vec)>(&cusparseDestroyDnVec);
-    (void)static_cast<decltype(&cubind_cusparse_dn_vec_get)>(&cusparseDnVecGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_dn_vec_get)>(&cusparseConstDnVecGet);
-    (void)static_cast<decltype(&cubind_cusparse_dn_vec_get_values)>(&cusparseDnVecGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_const_dn_vec_get_values)>(&cusparseConstDnVecGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_dn_vec_set_values)>(&cusparseDnVecSetValues);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_sp_mat)>(&cusparseDestroySpMat);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_format)>(&cusparseSpMatGetFormat);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_index_base)>(&cusparseSpMatGetIndexBase);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_values)>(&cusparseSpMatGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_const_sp_mat_get_values)>(&cusparseConstSpMatGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_set_values)>(&cusparseSpMatSetValues);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_size)>(&cusparseSpMatGetSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_strided_batch)>(&cusparseSpMatGetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_coo_set_strided_batch)>(&cusparseCooSetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_csr_set_strided_batch)>(&cusparseCsrSetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_bsr_set_strided_batch)>(&cusparseBsrSetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_get_attribute)>(&cusparseSpMatGetAttribute);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mat_set_attribute)>(&cusparseSpMatSetAttribute);
-    (void)static_cast<decltype(&cubind_cusparse_create_csr)>(&cusparseCreateCsr);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_csr)>(&cusparseCreateConstCsr);
-    (void)static_cast<decltype(&cubind_cusparse_create_csc)>(&cusparseCreateCsc);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_csc)>(&cusparseCreateConstCsc);
-    (void)static_cast<decltype(&cubind_cusparse_csr_get)>(&cusparseCsrGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_csr_get)>(&cusparseConstCsrGet);
-    (void)static_cast<decltype(&cubind_cusparse_csc_get)>(&cusparseCscGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_csc_get)>(&cusparseConstCscGet);
-    (void)static_cast<decltype(&cubind_cusparse_csr_set_pointers)>(&cusparseCsrSetPointers);
-    (void)static_cast<decltype(&cubind_cusparse_csc_set_pointers)>(&cusparseCscSetPointers);
-    (void)static_cast<decltype(&cubind_cusparse_create_bsr)>(&cusparseCreateBsr);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_bsr)>(&cusparseCreateConstBsr);
-    (void)static_cast<decltype(&cubind_cusparse_create_coo)>(&cusparseCreateCoo);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_coo)>(&cusparseCreateConstCoo);
-    (void)static_cast<decltype(&cubind_cusparse_coo_get)>(&cusparseCooGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_coo_get)>(&cusparseConstCooGet);
-    (void)static_cast<decltype(&cubind_cusparse_coo_set_pointers)>(&cusparseCooSetPointers);
-    (void)static_cast<decltype(&cubind_cusparse_create_blocked_ell)>(&cusparseCreateBlockedEll);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_blocked_ell)>(&cusparseCreateConstBlockedEll);
-    (void)static_cast<decltype(&cubind_cusparse_blocked_ell_get)>(&cusparseBlockedEllGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_blocked_ell_get)>(&cusparseConstBlockedEllGet);
-    (void)static_cast<decltype(&cubind_cusparse_create_sliced_ell)>(&cusparseCreateSlicedEll);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_sliced_ell)>(&cusparseCreateConstSlicedEll);
-    (void)static_cast<decltype(&cubind_cusparse_create_dn_mat)>(&cusparseCreateDnMat);
-    (void)static_cast<decltype(&cubind_cusparse_create_const_dn_mat)>(&cusparseCreateConstDnMat);
-    (void)static_cast<decltype(&cubind_cusparse_destroy_dn_mat)>(&cusparseDestroyDnMat);
-    (void)static_cast<decltype(&cubind_cusparse_dn_mat_get)>(&cusparseDnMatGet);
-    (void)static_cast<decltype(&cubind_cusparse_const_dn_mat_get)>(&cusparseConstDnMatGet);
-    (void)static_cast<decltype(&cubind_cusparse_dn_mat_get_values)>(&cusparseDnMatGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_const_dn_mat_get_values)>(&cusparseConstDnMatGetValues);
-    (void)static_cast<decltype(&cubind_cusparse_dn_mat_set_values)>(&cusparseDnMatSetValues);
-    (void)static_cast<decltype(&cubind_cusparse_dn_mat_set_strided_batch)>(&cusparseDnMatSetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_dn_mat_get_strided_batch)>(&cusparseDnMatGetStridedBatch);
-    (void)static_cast<decltype(&cubind_cusparse_axpby)>(&cusparseAxpby);
-    (void)static_cast<decltype(&cubind_cusparse_gather)>(&cusparseGather);
-    (void)static_cast<decltype(&cubind_cusparse_scatter)>(&cusparseScatter);
-    (void)static_cast<decltype(&cubind_cusparse_rot)>(&cusparseRot);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vv_buffer_size)>(&cusparseSpVV_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_vv)>(&cusparseSpVV);
-    (void)static_cast<decltype(&cubind_cusparse_sparse_to_dense_buffer_size)>(&cusparseSparseToDense_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sparse_to_dense)>(&cusparseSparseToDense);
-    (void)static_cast<decltype(&cubind_cusparse_dense_to_sparse_buffer_size)>(&cusparseDenseToSparse_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_dense_to_sparse_analysis)>(&cusparseDenseToSparse_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_dense_to_sparse_convert)>(&cusparseDenseToSparse_convert);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mv)>(&cusparseSpMV);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mv_buffer_size)>(&cusparseSpMV_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mv_preprocess)>(&cusparseSpMV_preprocess);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_create_descr)>(&cusparseSpSV_createDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_destroy_descr)>(&cusparseSpSV_destroyDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_buffer_size)>(&cusparseSpSV_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_analysis)>(&cusparseSpSV_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_solve)>(&cusparseSpSV_solve);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sv_update_matrix)>(&cusparseSpSV_updateMatrix);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_create_descr)>(&cusparseSpSM_createDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_destroy_descr)>(&cusparseSpSM_destroyDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_buffer_size)>(&cusparseSpSM_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_analysis)>(&cusparseSpSM_analysis);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_solve)>(&cusparseSpSM_solve);
-    (void)static_cast<decltype(&cubind_cusparse_sp_sm_update_matrix)>(&cusparseSpSM_updateMatrix);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm_buffer_size)>(&cusparseSpMM_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm_preprocess)>(&cusparseSpMM_preprocess);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm)>(&cusparseSpMM);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_create_descr)>(&cusparseSpGEMM_createDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_destroy_descr)>(&cusparseSpGEMM_destroyDescr);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_work_estimation)>(&cusparseSpGEMM_workEstimation);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_get_num_products)>(&cusparseSpGEMM_getNumProducts);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_estimate_memory)>(&cusparseSpGEMM_estimateMemory);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_compute)>(&cusparseSpGEMM_compute);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_copy)>(&cusparseSpGEMM_copy);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_reuse_work_estimation)>(&cusparseSpGEMMreuse_workEstimation);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_reuse_nnz)>(&cusparseSpGEMMreuse_nnz);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_reuse_copy)>(&cusparseSpGEMMreuse_copy);
-    (void)static_cast<decltype(&cubind_cusparse_sp_gemm_reuse_compute)>(&cusparseSpGEMMreuse_compute);
-    (void)static_cast<decltype(&cubind_cusparse_sddmm_buffer_size)>(&cusparseSDDMM_bufferSize);
-    (void)static_cast<decltype(&cubind_cusparse_sddmm_preprocess)>(&cusparseSDDMM_preprocess);
-    (void)static_cast<decltype(&cubind_cusparse_sddmm)>(&cusparseSDDMM);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm_op_create_plan)>(&cusparseSpMMOp_createPlan);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm_op)>(&cusparseSpMMOp);
-    (void)static_cast<decltype(&cubind_cusparse_sp_mm_op_destroy_plan)>(&cusparseSpMMOp_destroyPlan);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr_buffer_size_ext)>(&cusparseHpruneDense2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr_nnz)>(&cusparseHpruneDense2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr)>(&cusparseHpruneDense2csr);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr_buffer_size_ext)>(&cusparseHpruneCsr2csr_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr_nnz)>(&cusparseHpruneCsr2csrNnz);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr)>(&cusparseHpruneCsr2csr);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext)>(&cusparseHpruneDense2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr_nnz_by_percentage)>(&cusparseHpruneDense2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_dense2csr_by_percentage)>(&cusparseHpruneDense2csrByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext)>(&cusparseHpruneCsr2csrByPercentage_bufferSizeExt);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr_nnz_by_percentage)>(&cusparseHpruneCsr2csrNnzByPercentage);
-    (void)static_cast<decltype(&cubind_cusparse_hprune_csr2csr_by_percentage)>(&cusparseHpruneCsr2csrByPercentage);
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cusparse_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreate);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle);
+        (void)static_cast<exact>(&cubind_cusparse_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroy);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int *version);
+        (void)static_cast<exact>(&cubind_cusparse_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetVersion);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(libraryPropertyType type, int *value);
+        (void)static_cast<exact>(&cubind_cusparse_get_property); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetProperty);
+    }
+    {
+        typedef const char *(*exact)(cusparseStatus_t status);
+        (void)static_cast<exact>(&cubind_cusparse_get_error_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetErrorName);
+    }
+    {
+        typedef const char *(*exact)(cusparseStatus_t status);
+        (void)static_cast<exact>(&cubind_cusparse_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetErrorString);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cudaStream_t streamId);
+        (void)static_cast<exact>(&cubind_cusparse_set_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetStream);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cudaStream_t *streamId);
+        (void)static_cast<exact>(&cubind_cusparse_get_stream); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetStream);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparsePointerMode_t *mode);
+        (void)static_cast<exact>(&cubind_cusparse_get_pointer_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetPointerMode);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparsePointerMode_t mode);
+        (void)static_cast<exact>(&cubind_cusparse_set_pointer_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetPointerMode);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseLoggerCallback_t callback);
+        (void)static_cast<exact>(&cubind_cusparse_logger_set_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerSetCallback);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(FILE *file);
+        (void)static_cast<exact>(&cubind_cusparse_logger_set_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerSetFile);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(const char *logFile);
+        (void)static_cast<exact>(&cubind_cusparse_logger_open_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerOpenFile);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(int level);
+        (void)static_cast<exact>(&cubind_cusparse_logger_set_level); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerSetLevel);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(int mask);
+        (void)static_cast<exact>(&cubind_cusparse_logger_set_mask); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerSetMask);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_cusparse_logger_force_disable); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseLoggerForceDisable);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t *descrA);
+        (void)static_cast<exact>(&cubind_cusparse_create_mat_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateMatDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t descrA);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_mat_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyMatDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t descrA, cusparseMatrixType_t type);
+        (void)static_cast<exact>(&cubind_cusparse_set_mat_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetMatType);
+    }
+    {
+        typedef cusparseMatrixType_t (*exact)(const cusparseMatDescr_t descrA);
+        (void)static_cast<exact>(&cubind_cusparse_get_mat_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetMatType);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode);
+        (void)static_cast<exact>(&cubind_cusparse_set_mat_fill_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetMatFillMode);
+    }
+    {
+        typedef cusparseFillMode_t (*exact)(const cusparseMatDescr_t descrA);
+        (void)static_cast<exact>(&cubind_cusparse_get_mat_fill_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetMatFillMode);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t descrA, cusparseDiagType_t diagType);
+        (void)static_cast<exact>(&cubind_cusparse_set_mat_diag_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetMatDiagType);
+    }
+    {
+        typedef cusparseDiagType_t (*exact)(const cusparseMatDescr_t descrA);
+        (void)static_cast<exact>(&cubind_cusparse_get_mat_diag_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetMatDiagType);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseMatDescr_t descrA, cusparseIndexBase_t base);
+        (void)static_cast<exact>(&cubind_cusparse_set_mat_index_base); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSetMatIndexBase);
+    }
+    {
+        typedef cusparseIndexBase_t (*exact)(const cusparseMatDescr_t descrA);
+        (void)static_cast<exact>(&cubind_cusparse_get_mat_index_base); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGetMatIndexBase);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csric02Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_csric02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCsric02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csric02Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_csric02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyCsric02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsric02Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_bsric02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBsric02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsric02Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_bsric02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyBsric02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csrilu02Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_csrilu02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCsrilu02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csrilu02Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_csrilu02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyCsrilu02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrilu02Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_bsrilu02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBsrilu02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrilu02Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_bsrilu02_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyBsrilu02Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrsv2Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_bsrsv2_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBsrsv2Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrsv2Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_bsrsv2_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyBsrsv2Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrsm2Info_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_bsrsm2_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBsrsm2Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(bsrsm2Info_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_bsrsm2_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyBsrsm2Info);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csru2csrInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_csru2csr_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCsru2csrInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(csru2csrInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_csru2csr_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyCsru2csrInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseColorInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_color_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateColorInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseColorInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_color_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyColorInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(pruneInfo_t *info);
+        (void)static_cast<exact>(&cubind_cusparse_create_prune_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreatePruneInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(pruneInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_prune_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyPruneInfo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgemvi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgemvi);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sgemvi_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgemvi_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgemvi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgemvi);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dgemvi_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgemvi_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgemvi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgemvi);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cgemvi_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgemvi_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgemvi); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgemvi);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zgemvi_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgemvi_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrxmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrxmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrxmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrxmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrxmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrxmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrxmv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrxmv);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrsv2Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xbsrsv2_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXbsrsv2_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsv2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsv2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsv2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsv2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsv2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsv2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsv2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsv2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsv2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsv2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsv2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsv2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsv2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsv2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsv2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsv2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsv2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsv2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsv2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsv2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsv2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsv2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsv2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsv2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrmm);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrmm);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrmm);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrmm);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrsm2Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xbsrsm2_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXbsrsm2_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsm2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsm2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsm2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsm2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsm2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsm2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsm2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsm2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsm2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsm2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsm2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsm2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsm2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsm2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsm2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsm2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsm2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsm2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsm2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsm2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsm2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsm2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsm2_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsm2_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrsm2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrsm2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrsm2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrsm2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrsm2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrsm2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrsm2_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrsm2_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_scsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csrilu02Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xcsrilu02_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsrilu02_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_scsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_scsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrilu02_numeric_boost); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrilu02_numericBoost);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsrilu02Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xbsrilu02_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXbsrilu02_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrilu02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrilu02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrilu02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrilu02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrilu02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrilu02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsrilu02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsrilu02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, csric02Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xcsric02_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsric02_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_scsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dcsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_ccsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zcsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_scsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dcsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_ccsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zcsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, bsric02Info_t info, int *position);
+        (void)static_cast<exact>(&cubind_cusparse_xbsric02_zero_pivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXbsric02_zeroPivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sbsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dbsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cbsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zbsric02_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsric02_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sbsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dbsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cbsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zbsric02_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsric02_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsric02_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsric02_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sbsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dbsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cbsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zbsric02); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsric02);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2_nopivot_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2_nopivot_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2_nopivot_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2_nopivot_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2_nopivot_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2_nopivot_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2_nopivot_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2_nopivot_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2_nopivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2_nopivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2_nopivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2_nopivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2_nopivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2_nopivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2_nopivot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2_nopivot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2strided_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2StridedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2strided_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2StridedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2strided_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2StridedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2strided_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2StridedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv2strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsv2StridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv2strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsv2StridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv2strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsv2StridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv2strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsv2StridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgtsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgtsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgtsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgtsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgtsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgtsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgtsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgtsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgpsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgpsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgpsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgpsvInterleavedBatch_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgpsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgpsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgpsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgpsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgpsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgpsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgpsv_interleaved_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgpsvInterleavedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_scsrgeam2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrgeam2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrgeam2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrgeam2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrgeam2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrgeam2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrgeam2_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrgeam2_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace);
+        (void)static_cast<exact>(&cubind_cusparse_xcsrgeam2nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsrgeam2Nnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsrgeam2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrgeam2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrgeam2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrgeam2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrgeam2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrgeam2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrgeam2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrgeam2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_scsrcolor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsrcolor);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_dcsrcolor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsrcolor);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_ccsrcolor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsrcolor);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info);
+        (void)static_cast<exact>(&cubind_cusparse_zcsrcolor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsrcolor);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr);
+        (void)static_cast<exact>(&cubind_cusparse_snnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSnnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr);
+        (void)static_cast<exact>(&cubind_cusparse_dnnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr);
+        (void)static_cast<exact>(&cubind_cusparse_cnnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCnnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr);
+        (void)static_cast<exact>(&cubind_cusparse_znnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZnnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol);
+        (void)static_cast<exact>(&cubind_cusparse_snnz_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSnnz_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol);
+        (void)static_cast<exact>(&cubind_cusparse_dnnz_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnnz_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol);
+        (void)static_cast<exact>(&cubind_cusparse_cnnz_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCnnz_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol);
+        (void)static_cast<exact>(&cubind_cusparse_znnz_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZnnz_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2csr_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2csr_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2csr_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2csr_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2csr_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2csr_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2csr_compress); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2csr_compress);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase);
+        (void)static_cast<exact>(&cubind_cusparse_xcoo2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcoo2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase);
+        (void)static_cast<exact>(&cubind_cusparse_xcsr2coo); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsr2coo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr);
+        (void)static_cast<exact>(&cubind_cusparse_xcsr2bsr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsr2bsrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2bsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2bsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2bsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2bsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_sbsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSbsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_dbsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDbsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_cbsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCbsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_zbsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZbsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsc_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsc_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsc_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsc_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsc_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsc_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsc_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsc_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsc_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsc_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsc_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsc_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsc_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsc_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsc_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsc_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_xgebsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXgebsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xcsr2gebsr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsr2gebsrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsr_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsr_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xgebsr2gebsr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXgebsr2gebsrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sgebsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSgebsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dgebsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDgebsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_cgebsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCgebsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zgebsr2gebsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZgebsr2gebsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int n, int *p);
+        (void)static_cast<exact>(&cubind_cusparse_create_identity_permutation); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateIdentityPermutation);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_xcoosort_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcoosort_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xcoosort_by_row); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcoosortByRow);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xcoosort_by_column); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcoosortByColumn);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_xcsrsort_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsrsort_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xcsrsort); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcsrsort);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_xcscsort_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcscsort_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_xcscsort); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseXcscsort);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_scsru2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsru2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dcsru2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsru2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_ccsru2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsru2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_zcsru2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsru2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsru2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsru2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsru2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsru2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsru2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsru2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsru2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsru2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_scsr2csru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScsr2csru);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dcsr2csru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDcsr2csru);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_ccsr2csru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCcsr2csru);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_zcsr2csru); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseZcsr2csru);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_dense2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneDense2csrByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_dense2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneDense2csrByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sprune_csr2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpruneCsr2csrByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dprune_csr2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDpruneCsr2csrByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer);
+        (void)static_cast<exact>(&cubind_cusparse_csr2csc_ex2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCsr2cscEx2);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_csr2csc_ex2_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCsr2cscEx2_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_sp_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateSpVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_sp_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstSpVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpVecDescr_t spVecDescr);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_sp_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroySpVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vec_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVecGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_sp_vec_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstSpVecGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vec_get_index_base); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVecGetIndexBase);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpVecDescr_t spVecDescr, void **values);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vec_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVecGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpVecDescr_t spVecDescr, const void **values);
+        (void)static_cast<exact>(&cubind_cusparse_const_sp_vec_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstSpVecGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpVecDescr_t spVecDescr, void *values);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vec_set_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVecSetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_dn_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateDnVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_dn_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstDnVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnVecDescr_t dnVecDescr);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_dn_vec); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyDnVec);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_dn_vec_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnVecGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_dn_vec_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstDnVecGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnVecDescr_t dnVecDescr, void **values);
+        (void)static_cast<exact>(&cubind_cusparse_dn_vec_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnVecGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnVecDescr_t dnVecDescr, const void **values);
+        (void)static_cast<exact>(&cubind_cusparse_const_dn_vec_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstDnVecGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnVecDescr_t dnVecDescr, void *values);
+        (void)static_cast<exact>(&cubind_cusparse_dn_vec_set_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnVecSetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_sp_mat); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroySpMat);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_format); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetFormat);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_index_base); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetIndexBase);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, void **values);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, const void **values);
+        (void)static_cast<exact>(&cubind_cusparse_const_sp_mat_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstSpMatGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, void *values);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_set_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatSetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int *batchCount);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride);
+        (void)static_cast<exact>(&cubind_cusparse_coo_set_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCooSetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride);
+        (void)static_cast<exact>(&cubind_cusparse_csr_set_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCsrSetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride);
+        (void)static_cast<exact>(&cubind_cusparse_bsr_set_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseBsrSetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatGetAttribute);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mat_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMatSetAttribute);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstCsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_csc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_csc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstCsc);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_csr_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCsrGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_csr_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstCsrGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_csc_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCscGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_csc_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstCscGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues);
+        (void)static_cast<exact>(&cubind_cusparse_csr_set_pointers); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCsrSetPointers);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues);
+        (void)static_cast<exact>(&cubind_cusparse_csc_set_pointers); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCscSetPointers);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order);
+        (void)static_cast<exact>(&cubind_cusparse_create_bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_bsr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstBsr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_coo); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateCoo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_coo); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstCoo);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_coo_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCooGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_coo_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstCooGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues);
+        (void)static_cast<exact>(&cubind_cusparse_coo_set_pointers); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCooSetPointers);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_blocked_ell); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateBlockedEll);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_blocked_ell); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstBlockedEll);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_blocked_ell_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseBlockedEllGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType);
+        (void)static_cast<exact>(&cubind_cusparse_const_blocked_ell_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstBlockedEllGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_sliced_ell); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateSlicedEll);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_sliced_ell); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstSlicedEll);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order);
+        (void)static_cast<exact>(&cubind_cusparse_create_dn_mat); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateDnMat);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order);
+        (void)static_cast<exact>(&cubind_cusparse_create_const_dn_mat); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseCreateConstDnMat);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnMatDescr_t dnMatDescr);
+        (void)static_cast<exact>(&cubind_cusparse_destroy_dn_mat); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDestroyDnMat);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order);
+        (void)static_cast<exact>(&cubind_cusparse_dn_mat_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnMatGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order);
+        (void)static_cast<exact>(&cubind_cusparse_const_dn_mat_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstDnMatGet);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnMatDescr_t dnMatDescr, void **values);
+        (void)static_cast<exact>(&cubind_cusparse_dn_mat_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnMatGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnMatDescr_t dnMatDescr, const void **values);
+        (void)static_cast<exact>(&cubind_cusparse_const_dn_mat_get_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseConstDnMatGetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnMatDescr_t dnMatDescr, void *values);
+        (void)static_cast<exact>(&cubind_cusparse_dn_mat_set_values); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnMatSetValues);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride);
+        (void)static_cast<exact>(&cubind_cusparse_dn_mat_set_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnMatSetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride);
+        (void)static_cast<exact>(&cubind_cusparse_dn_mat_get_strided_batch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDnMatGetStridedBatch);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY);
+        (void)static_cast<exact>(&cubind_cusparse_axpby); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseAxpby);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX);
+        (void)static_cast<exact>(&cubind_cusparse_gather); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseGather);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY);
+        (void)static_cast<exact>(&cubind_cusparse_scatter); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseScatter);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY);
+        (void)static_cast<exact>(&cubind_cusparse_rot); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseRot);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVV_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_vv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpVV);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sparse_to_dense_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSparseToDense_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sparse_to_dense); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSparseToDense);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_dense_to_sparse_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDenseToSparse_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dense_to_sparse_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDenseToSparse_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_dense_to_sparse_convert); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseDenseToSparse_convert);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMV);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMV_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mv_preprocess); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMV_preprocess);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpSVDescr_t *descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_create_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_createDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpSVDescr_t descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_destroy_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_destroyDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sv_update_matrix); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSV_updateMatrix);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpSMDescr_t *descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_create_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_createDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpSMDescr_t descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_destroy_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_destroyDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_analysis); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_analysis);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_solve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_solve);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart);
+        (void)static_cast<exact>(&cubind_cusparse_sp_sm_update_matrix); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpSM_updateMatrix);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMM_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm_preprocess); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMM_preprocess);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMM);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpGEMMDescr_t *descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_create_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_createDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpGEMMDescr_t descr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_destroy_descr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_destroyDescr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_work_estimation); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_workEstimation);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_get_num_products); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_getNumProducts);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_estimate_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_estimateMemory);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_compute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_compute);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_copy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMM_copy);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_reuse_work_estimation); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMMreuse_workEstimation);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_reuse_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMMreuse_nnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_reuse_copy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMMreuse_copy);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr);
+        (void)static_cast<exact>(&cubind_cusparse_sp_gemm_reuse_compute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpGEMMreuse_compute);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize);
+        (void)static_cast<exact>(&cubind_cusparse_sddmm_buffer_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSDDMM_bufferSize);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sddmm_preprocess); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSDDMM_preprocess);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sddmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSDDMM);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm_op_create_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMMOp_createPlan);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMMOpPlan_t plan, void *externalBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm_op); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMMOp);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseSpMMOpPlan_t plan);
+        (void)static_cast<exact>(&cubind_cusparse_sp_mm_op_destroy_plan); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseSpMMOp_destroyPlan);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csr_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr_nnz); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csrNnz);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csr);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_dense2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneDense2csrByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csrByPercentage_bufferSizeExt);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr_nnz_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csrNnzByPercentage);
+    }
+    {
+        typedef cusparseStatus_t (*exact)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
+        (void)static_cast<exact>(&cubind_cusparse_hprune_csr2csr_by_percentage); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cusparseHpruneCsr2csrByPercentage);
+    }
 }
 #endif
 

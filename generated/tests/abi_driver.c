@@ -929,455 +929,2251 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cuCheckpointProcessUnloc
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_driver_get_error_string)>(&cuGetErrorString);
-    (void)static_cast<decltype(&cubind_driver_get_error_name)>(&cuGetErrorName);
-    (void)static_cast<decltype(&cubind_driver_init)>(&cuInit);
-    (void)static_cast<decltype(&cubind_driver_driver_get_version)>(&cuDriverGetVersion);
-    (void)static_cast<decltype(&cubind_driver_device_get)>(&cuDeviceGet);
-    (void)static_cast<decltype(&cubind_driver_device_get_count)>(&cuDeviceGetCount);
-    (void)static_cast<decltype(&cubind_driver_device_get_name)>(&cuDeviceGetName);
-    (void)static_cast<decltype(&cubind_driver_device_get_uuid)>(&cuDeviceGetUuid_v2);
-    (void)static_cast<decltype(&cubind_driver_device_get_luid)>(&cuDeviceGetLuid);
-    (void)static_cast<decltype(&cubind_driver_device_total_mem)>(&cuDeviceTotalMem_v2);
-    (void)static_cast<decltype(&cubind_driver_device_get_texture1_d_linear_max_width)>(&cuDeviceGetTexture1DLinearMaxWidth);
-    (void)static_cast<decltype(&cubind_driver_device_get_attribute)>(&cuDeviceGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_device_get_host_atomic_capabilities)>(&cuDeviceGetHostAtomicCapabilities);
-    (void)static_cast<decltype(&cubind_driver_device_get_nv_sci_sync_attributes)>(&cuDeviceGetNvSciSyncAttributes);
-    (void)static_cast<decltype(&cubind_driver_device_set_mem_pool)>(&cuDeviceSetMemPool);
-    (void)static_cast<decltype(&cubind_driver_device_get_mem_pool)>(&cuDeviceGetMemPool);
-    (void)static_cast<decltype(&cubind_driver_device_get_default_mem_pool)>(&cuDeviceGetDefaultMemPool);
-    (void)static_cast<decltype(&cubind_driver_device_get_exec_affinity_support)>(&cuDeviceGetExecAffinitySupport);
-    (void)static_cast<decltype(&cubind_driver_flush_gpu_direct_rdma_writes)>(&cuFlushGPUDirectRDMAWrites);
-    (void)static_cast<decltype(&cubind_driver_device_get_properties)>(&cuDeviceGetProperties);
-    (void)static_cast<decltype(&cubind_driver_device_compute_capability)>(&cuDeviceComputeCapability);
-    (void)static_cast<decltype(&cubind_driver_device_primary_ctx_retain)>(&cuDevicePrimaryCtxRetain);
-    (void)static_cast<decltype(&cubind_driver_device_primary_ctx_release)>(&cuDevicePrimaryCtxRelease_v2);
-    (void)static_cast<decltype(&cubind_driver_device_primary_ctx_set_flags)>(&cuDevicePrimaryCtxSetFlags_v2);
-    (void)static_cast<decltype(&cubind_driver_device_primary_ctx_get_state)>(&cuDevicePrimaryCtxGetState);
-    (void)static_cast<decltype(&cubind_driver_device_primary_ctx_reset)>(&cuDevicePrimaryCtxReset_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_create)>(&cuCtxCreate_v4);
-    (void)static_cast<decltype(&cubind_driver_ctx_destroy)>(&cuCtxDestroy_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_push_current)>(&cuCtxPushCurrent_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_pop_current)>(&cuCtxPopCurrent_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_set_current)>(&cuCtxSetCurrent);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_current)>(&cuCtxGetCurrent);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_device)>(&cuCtxGetDevice);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_device_v2)>(&cuCtxGetDevice_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_flags)>(&cuCtxGetFlags);
-    (void)static_cast<decltype(&cubind_driver_ctx_set_flags)>(&cuCtxSetFlags);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_id)>(&cuCtxGetId);
-    (void)static_cast<decltype(&cubind_driver_ctx_synchronize)>(&cuCtxSynchronize);
-    (void)static_cast<decltype(&cubind_driver_ctx_synchronize_v2)>(&cuCtxSynchronize_v2);
-    (void)static_cast<decltype(&cubind_driver_ctx_set_limit)>(&cuCtxSetLimit);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_limit)>(&cuCtxGetLimit);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_cache_config)>(&cuCtxGetCacheConfig);
-    (void)static_cast<decltype(&cubind_driver_ctx_set_cache_config)>(&cuCtxSetCacheConfig);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_api_version)>(&cuCtxGetApiVersion);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_stream_priority_range)>(&cuCtxGetStreamPriorityRange);
-    (void)static_cast<decltype(&cubind_driver_ctx_reset_persisting_l2cache)>(&cuCtxResetPersistingL2Cache);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_exec_affinity)>(&cuCtxGetExecAffinity);
-    (void)static_cast<decltype(&cubind_driver_ctx_record_event)>(&cuCtxRecordEvent);
-    (void)static_cast<decltype(&cubind_driver_ctx_wait_event)>(&cuCtxWaitEvent);
-    (void)static_cast<decltype(&cubind_driver_ctx_attach)>(&cuCtxAttach);
-    (void)static_cast<decltype(&cubind_driver_ctx_detach)>(&cuCtxDetach);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_shared_mem_config)>(&cuCtxGetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_driver_ctx_set_shared_mem_config)>(&cuCtxSetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_driver_module_load)>(&cuModuleLoad);
-    (void)static_cast<decltype(&cubind_driver_module_load_data)>(&cuModuleLoadData);
-    (void)static_cast<decltype(&cubind_driver_module_load_data_ex)>(&cuModuleLoadDataEx);
-    (void)static_cast<decltype(&cubind_driver_module_load_fat_binary)>(&cuModuleLoadFatBinary);
-    (void)static_cast<decltype(&cubind_driver_module_unload)>(&cuModuleUnload);
-    (void)static_cast<decltype(&cubind_driver_module_get_loading_mode)>(&cuModuleGetLoadingMode);
-    (void)static_cast<decltype(&cubind_driver_module_get_function)>(&cuModuleGetFunction);
-    (void)static_cast<decltype(&cubind_driver_module_get_function_count)>(&cuModuleGetFunctionCount);
-    (void)static_cast<decltype(&cubind_driver_module_enumerate_functions)>(&cuModuleEnumerateFunctions);
-    (void)static_cast<decltype(&cubind_driver_module_get_global)>(&cuModuleGetGlobal_v2);
-    (void)static_cast<decltype(&cubind_driver_link_create)>(&cuLinkCreate_v2);
-    (void)static_cast<decltype(&cubind_driver_link_add_data)>(&cuLinkAddData_v2);
-    (void)static_cast<decltype(&cubind_driver_link_add_file)>(&cuLinkAddFile_v2);
-    (void)static_cast<decltype(&cubind_driver_link_complete)>(&cuLinkComplete);
-    (void)static_cast<decltype(&cubind_driver_link_destroy)>(&cuLinkDestroy);
-    (void)static_cast<decltype(&cubind_driver_module_get_tex_ref)>(&cuModuleGetTexRef);
-    (void)static_cast<decltype(&cubind_driver_module_get_surf_ref)>(&cuModuleGetSurfRef);
-    (void)static_cast<decltype(&cubind_driver_library_load_data)>(&cuLibraryLoadData);
-    (void)static_cast<decltype(&cubind_driver_library_load_from_file)>(&cuLibraryLoadFromFile);
-    (void)static_cast<decltype(&cubind_driver_library_unload)>(&cuLibraryUnload);
-    (void)static_cast<decltype(&cubind_driver_library_get_kernel)>(&cuLibraryGetKernel);
-    (void)static_cast<decltype(&cubind_driver_library_get_kernel_count)>(&cuLibraryGetKernelCount);
-    (void)static_cast<decltype(&cubind_driver_library_enumerate_kernels)>(&cuLibraryEnumerateKernels);
-    (void)static_cast<decltype(&cubind_driver_library_get_module)>(&cuLibraryGetModule);
-    (void)static_cast<decltype(&cubind_driver_kernel_get_function)>(&cuKernelGetFunction);
-    (void)static_cast<decltype(&cubind_driver_kernel_get_library)>(&cuKernelGetLibrary);
-    (void)static_cast<decltype(&cubind_driver_library_get_global)>(&cuLibraryGetGlobal);
-    (void)static_cast<decltype(&cubind_driver_library_get_managed)>(&cuLibraryGetManaged);
-    (void)static_cast<decltype(&cubind_driver_library_get_unified_function)>(&cuLibraryGetUnifiedFunction);
-    (void)static_cast<decltype(&cubind_driver_kernel_get_attribute)>(&cuKernelGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_kernel_set_attribute)>(&cuKernelSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_kernel_set_cache_config)>(&cuKernelSetCacheConfig);
-    (void)static_cast<decltype(&cubind_driver_kernel_get_name)>(&cuKernelGetName);
-    (void)static_cast<decltype(&cubind_driver_kernel_get_param_info)>(&cuKernelGetParamInfo);
-    (void)static_cast<decltype(&cubind_driver_mem_get_info)>(&cuMemGetInfo_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc)>(&cuMemAlloc_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc_pitch)>(&cuMemAllocPitch_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_free)>(&cuMemFree_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_get_address_range)>(&cuMemGetAddressRange_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc_host)>(&cuMemAllocHost_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_free_host)>(&cuMemFreeHost);
-    (void)static_cast<decltype(&cubind_driver_mem_host_alloc)>(&cuMemHostAlloc);
-    (void)static_cast<decltype(&cubind_driver_mem_host_get_device_pointer)>(&cuMemHostGetDevicePointer_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_host_get_flags)>(&cuMemHostGetFlags);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc_managed)>(&cuMemAllocManaged);
-    (void)static_cast<decltype(&cubind_driver_device_register_async_notification)>(&cuDeviceRegisterAsyncNotification);
-    (void)static_cast<decltype(&cubind_driver_device_unregister_async_notification)>(&cuDeviceUnregisterAsyncNotification);
-    (void)static_cast<decltype(&cubind_driver_device_get_by_pci_bus_id)>(&cuDeviceGetByPCIBusId);
-    (void)static_cast<decltype(&cubind_driver_device_get_pci_bus_id)>(&cuDeviceGetPCIBusId);
-    (void)static_cast<decltype(&cubind_driver_ipc_get_event_handle)>(&cuIpcGetEventHandle);
-    (void)static_cast<decltype(&cubind_driver_ipc_open_event_handle)>(&cuIpcOpenEventHandle);
-    (void)static_cast<decltype(&cubind_driver_ipc_get_mem_handle)>(&cuIpcGetMemHandle);
-    (void)static_cast<decltype(&cubind_driver_ipc_open_mem_handle)>(&cuIpcOpenMemHandle_v2);
-    (void)static_cast<decltype(&cubind_driver_ipc_close_mem_handle)>(&cuIpcCloseMemHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_host_register)>(&cuMemHostRegister_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_host_unregister)>(&cuMemHostUnregister);
-    (void)static_cast<decltype(&cubind_driver_memcpy)>(&cuMemcpy);
-    (void)static_cast<decltype(&cubind_driver_memcpy_peer)>(&cuMemcpyPeer);
-    (void)static_cast<decltype(&cubind_driver_memcpy_hto_d)>(&cuMemcpyHtoD_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_dto_h)>(&cuMemcpyDtoH_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_dto_d)>(&cuMemcpyDtoD_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_dto_a)>(&cuMemcpyDtoA_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_ato_d)>(&cuMemcpyAtoD_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_hto_a)>(&cuMemcpyHtoA_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_ato_h)>(&cuMemcpyAtoH_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_ato_a)>(&cuMemcpyAtoA_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy2_d)>(&cuMemcpy2D_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy2_d_unaligned)>(&cuMemcpy2DUnaligned_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy3_d)>(&cuMemcpy3D_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy3_d_peer)>(&cuMemcpy3DPeer);
-    (void)static_cast<decltype(&cubind_driver_memcpy_async)>(&cuMemcpyAsync);
-    (void)static_cast<decltype(&cubind_driver_memcpy_peer_async)>(&cuMemcpyPeerAsync);
-    (void)static_cast<decltype(&cubind_driver_memcpy_hto_d_async)>(&cuMemcpyHtoDAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_dto_h_async)>(&cuMemcpyDtoHAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_dto_d_async)>(&cuMemcpyDtoDAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_hto_a_async)>(&cuMemcpyHtoAAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy_ato_h_async)>(&cuMemcpyAtoHAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy2_d_async)>(&cuMemcpy2DAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy3_d_async)>(&cuMemcpy3DAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy3_d_peer_async)>(&cuMemcpy3DPeerAsync);
-    (void)static_cast<decltype(&cubind_driver_memcpy_batch_async)>(&cuMemcpyBatchAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memcpy3_d_batch_async)>(&cuMemcpy3DBatchAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d8)>(&cuMemsetD8_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d16)>(&cuMemsetD16_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d32)>(&cuMemsetD32_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d8)>(&cuMemsetD2D8_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d16)>(&cuMemsetD2D16_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d32)>(&cuMemsetD2D32_v2);
-    (void)static_cast<decltype(&cubind_driver_memset_d8async)>(&cuMemsetD8Async);
-    (void)static_cast<decltype(&cubind_driver_memset_d16_async)>(&cuMemsetD16Async);
-    (void)static_cast<decltype(&cubind_driver_memset_d32_async)>(&cuMemsetD32Async);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d8async)>(&cuMemsetD2D8Async);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d16_async)>(&cuMemsetD2D16Async);
-    (void)static_cast<decltype(&cubind_driver_memset_d2d32_async)>(&cuMemsetD2D32Async);
-    (void)static_cast<decltype(&cubind_driver_array_create)>(&cuArrayCreate_v2);
-    (void)static_cast<decltype(&cubind_driver_array_get_descriptor)>(&cuArrayGetDescriptor_v2);
-    (void)static_cast<decltype(&cubind_driver_array_get_sparse_properties)>(&cuArrayGetSparseProperties);
-    (void)static_cast<decltype(&cubind_driver_mipmapped_array_get_sparse_properties)>(&cuMipmappedArrayGetSparseProperties);
-    (void)static_cast<decltype(&cubind_driver_array_get_memory_requirements)>(&cuArrayGetMemoryRequirements);
-    (void)static_cast<decltype(&cubind_driver_mipmapped_array_get_memory_requirements)>(&cuMipmappedArrayGetMemoryRequirements);
-    (void)static_cast<decltype(&cubind_driver_array_get_plane)>(&cuArrayGetPlane);
-    (void)static_cast<decltype(&cubind_driver_array_destroy)>(&cuArrayDestroy);
-    (void)static_cast<decltype(&cubind_driver_array3_d_create)>(&cuArray3DCreate_v2);
-    (void)static_cast<decltype(&cubind_driver_array3_d_get_descriptor)>(&cuArray3DGetDescriptor_v2);
-    (void)static_cast<decltype(&cubind_driver_mipmapped_array_create)>(&cuMipmappedArrayCreate);
-    (void)static_cast<decltype(&cubind_driver_mipmapped_array_get_level)>(&cuMipmappedArrayGetLevel);
-    (void)static_cast<decltype(&cubind_driver_mipmapped_array_destroy)>(&cuMipmappedArrayDestroy);
-    (void)static_cast<decltype(&cubind_driver_mem_get_handle_for_address_range)>(&cuMemGetHandleForAddressRange);
-    (void)static_cast<decltype(&cubind_driver_mem_batch_decompress_async)>(&cuMemBatchDecompressAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_address_reserve)>(&cuMemAddressReserve);
-    (void)static_cast<decltype(&cubind_driver_mem_address_free)>(&cuMemAddressFree);
-    (void)static_cast<decltype(&cubind_driver_mem_create)>(&cuMemCreate);
-    (void)static_cast<decltype(&cubind_driver_mem_release)>(&cuMemRelease);
-    (void)static_cast<decltype(&cubind_driver_mem_map)>(&cuMemMap);
-    (void)static_cast<decltype(&cubind_driver_mem_map_array_async)>(&cuMemMapArrayAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_unmap)>(&cuMemUnmap);
-    (void)static_cast<decltype(&cubind_driver_mem_set_access)>(&cuMemSetAccess);
-    (void)static_cast<decltype(&cubind_driver_mem_get_access)>(&cuMemGetAccess);
-    (void)static_cast<decltype(&cubind_driver_mem_export_to_shareable_handle)>(&cuMemExportToShareableHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_import_from_shareable_handle)>(&cuMemImportFromShareableHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_get_allocation_granularity)>(&cuMemGetAllocationGranularity);
-    (void)static_cast<decltype(&cubind_driver_mem_get_allocation_properties_from_handle)>(&cuMemGetAllocationPropertiesFromHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_retain_allocation_handle)>(&cuMemRetainAllocationHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_free_async)>(&cuMemFreeAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc_async)>(&cuMemAllocAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_trim_to)>(&cuMemPoolTrimTo);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_set_attribute)>(&cuMemPoolSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_get_attribute)>(&cuMemPoolGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_set_access)>(&cuMemPoolSetAccess);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_get_access)>(&cuMemPoolGetAccess);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_create)>(&cuMemPoolCreate);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_destroy)>(&cuMemPoolDestroy);
-    (void)static_cast<decltype(&cubind_driver_mem_get_default_mem_pool)>(&cuMemGetDefaultMemPool);
-    (void)static_cast<decltype(&cubind_driver_mem_get_mem_pool)>(&cuMemGetMemPool);
-    (void)static_cast<decltype(&cubind_driver_mem_set_mem_pool)>(&cuMemSetMemPool);
-    (void)static_cast<decltype(&cubind_driver_mem_alloc_from_pool_async)>(&cuMemAllocFromPoolAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_export_to_shareable_handle)>(&cuMemPoolExportToShareableHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_import_from_shareable_handle)>(&cuMemPoolImportFromShareableHandle);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_export_pointer)>(&cuMemPoolExportPointer);
-    (void)static_cast<decltype(&cubind_driver_mem_pool_import_pointer)>(&cuMemPoolImportPointer);
-    (void)static_cast<decltype(&cubind_driver_multicast_create)>(&cuMulticastCreate);
-    (void)static_cast<decltype(&cubind_driver_multicast_add_device)>(&cuMulticastAddDevice);
-    (void)static_cast<decltype(&cubind_driver_multicast_bind_mem)>(&cuMulticastBindMem);
-    (void)static_cast<decltype(&cubind_driver_multicast_bind_addr)>(&cuMulticastBindAddr);
-    (void)static_cast<decltype(&cubind_driver_multicast_unbind)>(&cuMulticastUnbind);
-    (void)static_cast<decltype(&cubind_driver_multicast_get_granularity)>(&cuMulticastGetGranularity);
-    (void)static_cast<decltype(&cubind_driver_pointer_get_attribute)>(&cuPointerGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_mem_prefetch_async)>(&cuMemPrefetchAsync_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_advise)>(&cuMemAdvise_v2);
-    (void)static_cast<decltype(&cubind_driver_mem_prefetch_batch_async)>(&cuMemPrefetchBatchAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_discard_batch_async)>(&cuMemDiscardBatchAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_discard_and_prefetch_batch_async)>(&cuMemDiscardAndPrefetchBatchAsync);
-    (void)static_cast<decltype(&cubind_driver_mem_range_get_attribute)>(&cuMemRangeGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_mem_range_get_attributes)>(&cuMemRangeGetAttributes);
-    (void)static_cast<decltype(&cubind_driver_pointer_set_attribute)>(&cuPointerSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_pointer_get_attributes)>(&cuPointerGetAttributes);
-    (void)static_cast<decltype(&cubind_driver_stream_create)>(&cuStreamCreate);
-    (void)static_cast<decltype(&cubind_driver_stream_create_with_priority)>(&cuStreamCreateWithPriority);
-    (void)static_cast<decltype(&cubind_driver_stream_get_priority)>(&cuStreamGetPriority);
-    (void)static_cast<decltype(&cubind_driver_stream_get_device)>(&cuStreamGetDevice);
-    (void)static_cast<decltype(&cubind_driver_stream_get_flags)>(&cuStreamGetFlags);
-    (void)static_cast<decltype(&cubind_driver_stream_get_id)>(&cuStreamGetId);
-    (void)static_cast<decltype(&cubind_driver_stream_get_ctx)>(&cuStreamGetCtx);
-    (void)static_cast<decltype(&cubind_driver_stream_get_ctx_v2)>(&cuStreamGetCtx_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_wait_event)>(&cuStreamWaitEvent);
-    (void)static_cast<decltype(&cubind_driver_stream_add_callback)>(&cuStreamAddCallback);
-    (void)static_cast<decltype(&cubind_driver_stream_begin_capture)>(&cuStreamBeginCapture_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_begin_capture_to_graph)>(&cuStreamBeginCaptureToGraph);
-    (void)static_cast<decltype(&cubind_driver_thread_exchange_stream_capture_mode)>(&cuThreadExchangeStreamCaptureMode);
-    (void)static_cast<decltype(&cubind_driver_stream_end_capture)>(&cuStreamEndCapture);
-    (void)static_cast<decltype(&cubind_driver_stream_is_capturing)>(&cuStreamIsCapturing);
-    (void)static_cast<decltype(&cubind_driver_stream_get_capture_info)>(&cuStreamGetCaptureInfo_v3);
-    (void)static_cast<decltype(&cubind_driver_stream_update_capture_dependencies)>(&cuStreamUpdateCaptureDependencies_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_attach_mem_async)>(&cuStreamAttachMemAsync);
-    (void)static_cast<decltype(&cubind_driver_stream_query)>(&cuStreamQuery);
-    (void)static_cast<decltype(&cubind_driver_stream_synchronize)>(&cuStreamSynchronize);
-    (void)static_cast<decltype(&cubind_driver_stream_destroy)>(&cuStreamDestroy_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_copy_attributes)>(&cuStreamCopyAttributes);
-    (void)static_cast<decltype(&cubind_driver_stream_get_attribute)>(&cuStreamGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_stream_set_attribute)>(&cuStreamSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_event_create)>(&cuEventCreate);
-    (void)static_cast<decltype(&cubind_driver_event_record)>(&cuEventRecord);
-    (void)static_cast<decltype(&cubind_driver_event_record_with_flags)>(&cuEventRecordWithFlags);
-    (void)static_cast<decltype(&cubind_driver_event_query)>(&cuEventQuery);
-    (void)static_cast<decltype(&cubind_driver_event_synchronize)>(&cuEventSynchronize);
-    (void)static_cast<decltype(&cubind_driver_event_destroy)>(&cuEventDestroy_v2);
-    (void)static_cast<decltype(&cubind_driver_event_elapsed_time)>(&cuEventElapsedTime_v2);
-    (void)static_cast<decltype(&cubind_driver_import_external_memory)>(&cuImportExternalMemory);
-    (void)static_cast<decltype(&cubind_driver_external_memory_get_mapped_buffer)>(&cuExternalMemoryGetMappedBuffer);
-    (void)static_cast<decltype(&cubind_driver_external_memory_get_mapped_mipmapped_array)>(&cuExternalMemoryGetMappedMipmappedArray);
-    (void)static_cast<decltype(&cubind_driver_destroy_external_memory)>(&cuDestroyExternalMemory);
-    (void)static_cast<decltype(&cubind_driver_import_external_semaphore)>(&cuImportExternalSemaphore);
-    (void)static_cast<decltype(&cubind_driver_signal_external_semaphores_async)>(&cuSignalExternalSemaphoresAsync);
-    (void)static_cast<decltype(&cubind_driver_wait_external_semaphores_async)>(&cuWaitExternalSemaphoresAsync);
-    (void)static_cast<decltype(&cubind_driver_destroy_external_semaphore)>(&cuDestroyExternalSemaphore);
-    (void)static_cast<decltype(&cubind_driver_stream_wait_value32)>(&cuStreamWaitValue32_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_wait_value64)>(&cuStreamWaitValue64_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_write_value32)>(&cuStreamWriteValue32_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_write_value64)>(&cuStreamWriteValue64_v2);
-    (void)static_cast<decltype(&cubind_driver_stream_batch_mem_op)>(&cuStreamBatchMemOp_v2);
-    (void)static_cast<decltype(&cubind_driver_func_get_attribute)>(&cuFuncGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_func_set_attribute)>(&cuFuncSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_func_set_cache_config)>(&cuFuncSetCacheConfig);
-    (void)static_cast<decltype(&cubind_driver_func_get_module)>(&cuFuncGetModule);
-    (void)static_cast<decltype(&cubind_driver_func_get_name)>(&cuFuncGetName);
-    (void)static_cast<decltype(&cubind_driver_func_get_param_info)>(&cuFuncGetParamInfo);
-    (void)static_cast<decltype(&cubind_driver_func_is_loaded)>(&cuFuncIsLoaded);
-    (void)static_cast<decltype(&cubind_driver_func_load)>(&cuFuncLoad);
-    (void)static_cast<decltype(&cubind_driver_launch_kernel)>(&cuLaunchKernel);
-    (void)static_cast<decltype(&cubind_driver_launch_kernel_ex)>(&cuLaunchKernelEx);
-    (void)static_cast<decltype(&cubind_driver_launch_cooperative_kernel)>(&cuLaunchCooperativeKernel);
-    (void)static_cast<decltype(&cubind_driver_launch_cooperative_kernel_multi_device)>(&cuLaunchCooperativeKernelMultiDevice);
-    (void)static_cast<decltype(&cubind_driver_launch_host_func)>(&cuLaunchHostFunc);
-    (void)static_cast<decltype(&cubind_driver_func_set_block_shape)>(&cuFuncSetBlockShape);
-    (void)static_cast<decltype(&cubind_driver_func_set_shared_size)>(&cuFuncSetSharedSize);
-    (void)static_cast<decltype(&cubind_driver_param_set_size)>(&cuParamSetSize);
-    (void)static_cast<decltype(&cubind_driver_param_seti)>(&cuParamSeti);
-    (void)static_cast<decltype(&cubind_driver_param_setf)>(&cuParamSetf);
-    (void)static_cast<decltype(&cubind_driver_param_setv)>(&cuParamSetv);
-    (void)static_cast<decltype(&cubind_driver_launch)>(&cuLaunch);
-    (void)static_cast<decltype(&cubind_driver_launch_grid)>(&cuLaunchGrid);
-    (void)static_cast<decltype(&cubind_driver_launch_grid_async)>(&cuLaunchGridAsync);
-    (void)static_cast<decltype(&cubind_driver_param_set_tex_ref)>(&cuParamSetTexRef);
-    (void)static_cast<decltype(&cubind_driver_func_set_shared_mem_config)>(&cuFuncSetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_driver_graph_create)>(&cuGraphCreate);
-    (void)static_cast<decltype(&cubind_driver_graph_add_kernel_node)>(&cuGraphAddKernelNode_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_kernel_node_get_params)>(&cuGraphKernelNodeGetParams_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_kernel_node_set_params)>(&cuGraphKernelNodeSetParams_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_add_memcpy_node)>(&cuGraphAddMemcpyNode);
-    (void)static_cast<decltype(&cubind_driver_graph_memcpy_node_get_params)>(&cuGraphMemcpyNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_memcpy_node_set_params)>(&cuGraphMemcpyNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_memset_node)>(&cuGraphAddMemsetNode);
-    (void)static_cast<decltype(&cubind_driver_graph_memset_node_get_params)>(&cuGraphMemsetNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_memset_node_set_params)>(&cuGraphMemsetNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_host_node)>(&cuGraphAddHostNode);
-    (void)static_cast<decltype(&cubind_driver_graph_host_node_get_params)>(&cuGraphHostNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_host_node_set_params)>(&cuGraphHostNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_child_graph_node)>(&cuGraphAddChildGraphNode);
-    (void)static_cast<decltype(&cubind_driver_graph_child_graph_node_get_graph)>(&cuGraphChildGraphNodeGetGraph);
-    (void)static_cast<decltype(&cubind_driver_graph_add_empty_node)>(&cuGraphAddEmptyNode);
-    (void)static_cast<decltype(&cubind_driver_graph_add_event_record_node)>(&cuGraphAddEventRecordNode);
-    (void)static_cast<decltype(&cubind_driver_graph_event_record_node_get_event)>(&cuGraphEventRecordNodeGetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_event_record_node_set_event)>(&cuGraphEventRecordNodeSetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_add_event_wait_node)>(&cuGraphAddEventWaitNode);
-    (void)static_cast<decltype(&cubind_driver_graph_event_wait_node_get_event)>(&cuGraphEventWaitNodeGetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_event_wait_node_set_event)>(&cuGraphEventWaitNodeSetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_add_external_semaphores_signal_node)>(&cuGraphAddExternalSemaphoresSignalNode);
-    (void)static_cast<decltype(&cubind_driver_graph_external_semaphores_signal_node_get_params)>(&cuGraphExternalSemaphoresSignalNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_external_semaphores_signal_node_set_params)>(&cuGraphExternalSemaphoresSignalNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_external_semaphores_wait_node)>(&cuGraphAddExternalSemaphoresWaitNode);
-    (void)static_cast<decltype(&cubind_driver_graph_external_semaphores_wait_node_get_params)>(&cuGraphExternalSemaphoresWaitNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_external_semaphores_wait_node_set_params)>(&cuGraphExternalSemaphoresWaitNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_batch_mem_op_node)>(&cuGraphAddBatchMemOpNode);
-    (void)static_cast<decltype(&cubind_driver_graph_batch_mem_op_node_get_params)>(&cuGraphBatchMemOpNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_batch_mem_op_node_set_params)>(&cuGraphBatchMemOpNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_batch_mem_op_node_set_params)>(&cuGraphExecBatchMemOpNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_mem_alloc_node)>(&cuGraphAddMemAllocNode);
-    (void)static_cast<decltype(&cubind_driver_graph_mem_alloc_node_get_params)>(&cuGraphMemAllocNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_add_mem_free_node)>(&cuGraphAddMemFreeNode);
-    (void)static_cast<decltype(&cubind_driver_graph_mem_free_node_get_params)>(&cuGraphMemFreeNodeGetParams);
-    (void)static_cast<decltype(&cubind_driver_device_graph_mem_trim)>(&cuDeviceGraphMemTrim);
-    (void)static_cast<decltype(&cubind_driver_device_get_graph_mem_attribute)>(&cuDeviceGetGraphMemAttribute);
-    (void)static_cast<decltype(&cubind_driver_device_set_graph_mem_attribute)>(&cuDeviceSetGraphMemAttribute);
-    (void)static_cast<decltype(&cubind_driver_graph_clone)>(&cuGraphClone);
-    (void)static_cast<decltype(&cubind_driver_graph_node_find_in_clone)>(&cuGraphNodeFindInClone);
-    (void)static_cast<decltype(&cubind_driver_graph_node_get_type)>(&cuGraphNodeGetType);
-    (void)static_cast<decltype(&cubind_driver_graph_get_nodes)>(&cuGraphGetNodes);
-    (void)static_cast<decltype(&cubind_driver_graph_get_root_nodes)>(&cuGraphGetRootNodes);
-    (void)static_cast<decltype(&cubind_driver_graph_get_edges)>(&cuGraphGetEdges_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_node_get_dependencies)>(&cuGraphNodeGetDependencies_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_node_get_dependent_nodes)>(&cuGraphNodeGetDependentNodes_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_add_dependencies)>(&cuGraphAddDependencies_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_remove_dependencies)>(&cuGraphRemoveDependencies_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_destroy_node)>(&cuGraphDestroyNode);
-    (void)static_cast<decltype(&cubind_driver_graph_instantiate)>(&cuGraphInstantiateWithFlags);
-    (void)static_cast<decltype(&cubind_driver_graph_instantiate_with_params)>(&cuGraphInstantiateWithParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_get_flags)>(&cuGraphExecGetFlags);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_kernel_node_set_params)>(&cuGraphExecKernelNodeSetParams_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_memcpy_node_set_params)>(&cuGraphExecMemcpyNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_memset_node_set_params)>(&cuGraphExecMemsetNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_host_node_set_params)>(&cuGraphExecHostNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_child_graph_node_set_params)>(&cuGraphExecChildGraphNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_event_record_node_set_event)>(&cuGraphExecEventRecordNodeSetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_event_wait_node_set_event)>(&cuGraphExecEventWaitNodeSetEvent);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_external_semaphores_signal_node_set_params)>(&cuGraphExecExternalSemaphoresSignalNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_external_semaphores_wait_node_set_params)>(&cuGraphExecExternalSemaphoresWaitNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_node_set_enabled)>(&cuGraphNodeSetEnabled);
-    (void)static_cast<decltype(&cubind_driver_graph_node_get_enabled)>(&cuGraphNodeGetEnabled);
-    (void)static_cast<decltype(&cubind_driver_graph_upload)>(&cuGraphUpload);
-    (void)static_cast<decltype(&cubind_driver_graph_launch)>(&cuGraphLaunch);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_destroy)>(&cuGraphExecDestroy);
-    (void)static_cast<decltype(&cubind_driver_graph_destroy)>(&cuGraphDestroy);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_update)>(&cuGraphExecUpdate_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_kernel_node_copy_attributes)>(&cuGraphKernelNodeCopyAttributes);
-    (void)static_cast<decltype(&cubind_driver_graph_kernel_node_get_attribute)>(&cuGraphKernelNodeGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_graph_kernel_node_set_attribute)>(&cuGraphKernelNodeSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_graph_debug_dot_print)>(&cuGraphDebugDotPrint);
-    (void)static_cast<decltype(&cubind_driver_user_object_create)>(&cuUserObjectCreate);
-    (void)static_cast<decltype(&cubind_driver_user_object_retain)>(&cuUserObjectRetain);
-    (void)static_cast<decltype(&cubind_driver_user_object_release)>(&cuUserObjectRelease);
-    (void)static_cast<decltype(&cubind_driver_graph_retain_user_object)>(&cuGraphRetainUserObject);
-    (void)static_cast<decltype(&cubind_driver_graph_release_user_object)>(&cuGraphReleaseUserObject);
-    (void)static_cast<decltype(&cubind_driver_graph_add_node)>(&cuGraphAddNode_v2);
-    (void)static_cast<decltype(&cubind_driver_graph_node_set_params)>(&cuGraphNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_exec_node_set_params)>(&cuGraphExecNodeSetParams);
-    (void)static_cast<decltype(&cubind_driver_graph_conditional_handle_create)>(&cuGraphConditionalHandleCreate);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_active_blocks_per_multiprocessor)>(&cuOccupancyMaxActiveBlocksPerMultiprocessor);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags)>(&cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_potential_block_size)>(&cuOccupancyMaxPotentialBlockSize);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_potential_block_size_with_flags)>(&cuOccupancyMaxPotentialBlockSizeWithFlags);
-    (void)static_cast<decltype(&cubind_driver_occupancy_available_dynamic_s_mem_per_block)>(&cuOccupancyAvailableDynamicSMemPerBlock);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_potential_cluster_size)>(&cuOccupancyMaxPotentialClusterSize);
-    (void)static_cast<decltype(&cubind_driver_occupancy_max_active_clusters)>(&cuOccupancyMaxActiveClusters);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_array)>(&cuTexRefSetArray);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_mipmapped_array)>(&cuTexRefSetMipmappedArray);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_address)>(&cuTexRefSetAddress_v2);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_address2_d)>(&cuTexRefSetAddress2D_v3);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_format)>(&cuTexRefSetFormat);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_address_mode)>(&cuTexRefSetAddressMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_filter_mode)>(&cuTexRefSetFilterMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_mipmap_filter_mode)>(&cuTexRefSetMipmapFilterMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_mipmap_level_bias)>(&cuTexRefSetMipmapLevelBias);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_mipmap_level_clamp)>(&cuTexRefSetMipmapLevelClamp);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_max_anisotropy)>(&cuTexRefSetMaxAnisotropy);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_border_color)>(&cuTexRefSetBorderColor);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_set_flags)>(&cuTexRefSetFlags);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_address)>(&cuTexRefGetAddress_v2);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_array)>(&cuTexRefGetArray);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_mipmapped_array)>(&cuTexRefGetMipmappedArray);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_address_mode)>(&cuTexRefGetAddressMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_filter_mode)>(&cuTexRefGetFilterMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_format)>(&cuTexRefGetFormat);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_mipmap_filter_mode)>(&cuTexRefGetMipmapFilterMode);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_mipmap_level_bias)>(&cuTexRefGetMipmapLevelBias);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_mipmap_level_clamp)>(&cuTexRefGetMipmapLevelClamp);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_max_anisotropy)>(&cuTexRefGetMaxAnisotropy);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_border_color)>(&cuTexRefGetBorderColor);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_get_flags)>(&cuTexRefGetFlags);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_create)>(&cuTexRefCreate);
-    (void)static_cast<decltype(&cubind_driver_tex_ref_destroy)>(&cuTexRefDestroy);
-    (void)static_cast<decltype(&cubind_driver_surf_ref_set_array)>(&cuSurfRefSetArray);
-    (void)static_cast<decltype(&cubind_driver_surf_ref_get_array)>(&cuSurfRefGetArray);
-    (void)static_cast<decltype(&cubind_driver_tex_object_create)>(&cuTexObjectCreate);
-    (void)static_cast<decltype(&cubind_driver_tex_object_destroy)>(&cuTexObjectDestroy);
-    (void)static_cast<decltype(&cubind_driver_tex_object_get_resource_desc)>(&cuTexObjectGetResourceDesc);
-    (void)static_cast<decltype(&cubind_driver_tex_object_get_texture_desc)>(&cuTexObjectGetTextureDesc);
-    (void)static_cast<decltype(&cubind_driver_tex_object_get_resource_view_desc)>(&cuTexObjectGetResourceViewDesc);
-    (void)static_cast<decltype(&cubind_driver_surf_object_create)>(&cuSurfObjectCreate);
-    (void)static_cast<decltype(&cubind_driver_surf_object_destroy)>(&cuSurfObjectDestroy);
-    (void)static_cast<decltype(&cubind_driver_surf_object_get_resource_desc)>(&cuSurfObjectGetResourceDesc);
-    (void)static_cast<decltype(&cubind_driver_tensor_map_encode_tiled)>(&cuTensorMapEncodeTiled);
-    (void)static_cast<decltype(&cubind_driver_tensor_map_encode_im2col)>(&cuTensorMapEncodeIm2col);
-    (void)static_cast<decltype(&cubind_driver_tensor_map_encode_im2col_wide)>(&cuTensorMapEncodeIm2colWide);
-    (void)static_cast<decltype(&cubind_driver_tensor_map_replace_address)>(&cuTensorMapReplaceAddress);
-    (void)static_cast<decltype(&cubind_driver_device_can_access_peer)>(&cuDeviceCanAccessPeer);
-    (void)static_cast<decltype(&cubind_driver_ctx_enable_peer_access)>(&cuCtxEnablePeerAccess);
-    (void)static_cast<decltype(&cubind_driver_ctx_disable_peer_access)>(&cuCtxDisablePeerAccess);
-    (void)static_cast<decltype(&cubind_driver_device_get_p2p_attribute)>(&cuDeviceGetP2PAttribute);
-    (void)static_cast<decltype(&cubind_driver_device_get_p2p_atomic_capabilities)>(&cuDeviceGetP2PAtomicCapabilities);
-    (void)static_cast<decltype(&cubind_driver_graphics_unregister_resource)>(&cuGraphicsUnregisterResource);
-    (void)static_cast<decltype(&cubind_driver_graphics_sub_resource_get_mapped_array)>(&cuGraphicsSubResourceGetMappedArray);
-    (void)static_cast<decltype(&cubind_driver_graphics_resource_get_mapped_mipmapped_array)>(&cuGraphicsResourceGetMappedMipmappedArray);
-    (void)static_cast<decltype(&cubind_driver_graphics_resource_get_mapped_pointer)>(&cuGraphicsResourceGetMappedPointer_v2);
-    (void)static_cast<decltype(&cubind_driver_graphics_resource_set_map_flags)>(&cuGraphicsResourceSetMapFlags_v2);
-    (void)static_cast<decltype(&cubind_driver_graphics_map_resources)>(&cuGraphicsMapResources);
-    (void)static_cast<decltype(&cubind_driver_graphics_unmap_resources)>(&cuGraphicsUnmapResources);
-    (void)static_cast<decltype(&cubind_driver_get_proc_address)>(&cuGetProcAddress_v2);
-    (void)static_cast<decltype(&cubind_driver_coredump_get_attribute)>(&cuCoredumpGetAttribute);
-    (void)static_cast<decltype(&cubind_driver_coredump_get_attribute_global)>(&cuCoredumpGetAttributeGlobal);
-    (void)static_cast<decltype(&cubind_driver_coredump_set_attribute)>(&cuCoredumpSetAttribute);
-    (void)static_cast<decltype(&cubind_driver_coredump_set_attribute_global)>(&cuCoredumpSetAttributeGlobal);
-    (void)static_cast<decltype(&cubind_driver_get_export_table)>(&cuGetExportTable);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_create)>(&cuGreenCtxCreate);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_destroy)>(&cuGreenCtxDestroy);
-    (void)static_cast<decltype(&cubind_driver_ctx_from_green_ctx)>(&cuCtxFromGreenCtx);
-    (void)static_cast<decltype(&cubind_driver_device_get_dev_resource)>(&cuDeviceGetDevResource);
-    (void)static_cast<decltype(&cubind_driver_ctx_get_dev_resource)>(&cuCtxGetDevResource);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_get_dev_resource)>(&cuGreenCtxGetDevResource);
-    (void)static_cast<decltype(&cubind_driver_dev_sm_resource_split_by_count)>(&cuDevSmResourceSplitByCount);
-    (void)static_cast<decltype(&cubind_driver_dev_resource_generate_desc)>(&cuDevResourceGenerateDesc);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_record_event)>(&cuGreenCtxRecordEvent);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_wait_event)>(&cuGreenCtxWaitEvent);
-    (void)static_cast<decltype(&cubind_driver_stream_get_green_ctx)>(&cuStreamGetGreenCtx);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_stream_create)>(&cuGreenCtxStreamCreate);
-    (void)static_cast<decltype(&cubind_driver_green_ctx_get_id)>(&cuGreenCtxGetId);
-    (void)static_cast<decltype(&cubind_driver_logs_register_callback)>(&cuLogsRegisterCallback);
-    (void)static_cast<decltype(&cubind_driver_logs_unregister_callback)>(&cuLogsUnregisterCallback);
-    (void)static_cast<decltype(&cubind_driver_logs_current)>(&cuLogsCurrent);
-    (void)static_cast<decltype(&cubind_driver_logs_dump_to_file)>(&cuLogsDumpToFile);
-    (void)static_cast<decltype(&cubind_driver_logs_dump_to_memory)>(&cuLogsDumpToMemory);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_get_restore_thread_id)>(&cuCheckpointProcessGetRestoreThreadId);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_get_state)>(&cuCheckpointProcessGetState);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_lock)>(&cuCheckpointProcessLock);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_checkpoint)>(&cuCheckpointProcessCheckpoint);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_restore)>(&cuCheckpointProcessRestore);
-    (void)static_cast<decltype(&cubind_driver_checkpoint_process_unlock)>(&cuCheckpointProcessUnlock);
+    {
+        typedef CUresult (*exact)(CUresult error, const char **pStr);
+        (void)static_cast<exact>(&cubind_driver_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGetErrorString);
+    }
+    {
+        typedef CUresult (*exact)(CUresult error, const char **pStr);
+        (void)static_cast<exact>(&cubind_driver_get_error_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGetErrorName);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_init); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuInit);
+    }
+    {
+        typedef CUresult (*exact)(int *driverVersion);
+        (void)static_cast<exact>(&cubind_driver_driver_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDriverGetVersion);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice *device, int ordinal);
+        (void)static_cast<exact>(&cubind_driver_device_get); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGet);
+    }
+    {
+        typedef CUresult (*exact)(int *count);
+        (void)static_cast<exact>(&cubind_driver_device_get_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetCount);
+    }
+    {
+        typedef CUresult (*exact)(char *name, int len, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetName);
+    }
+    {
+        typedef CUresult (*exact)(CUuuid *uuid, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_uuid); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetUuid_v2);
+    }
+    {
+        typedef CUresult (*exact)(char *luid, unsigned int *deviceNodeMask, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_luid); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetLuid);
+    }
+    {
+        typedef CUresult (*exact)(size_t *bytes, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_total_mem); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceTotalMem_v2);
+    }
+    {
+        typedef CUresult (*exact)(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_texture1_d_linear_max_width); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetTexture1DLinearMaxWidth);
+    }
+    {
+        typedef CUresult (*exact)(int *pi, CUdevice_attribute attrib, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_host_atomic_capabilities); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetHostAtomicCapabilities);
+    }
+    {
+        typedef CUresult (*exact)(void *nvSciSyncAttrList, CUdevice dev, int flags);
+        (void)static_cast<exact>(&cubind_driver_device_get_nv_sci_sync_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetNvSciSyncAttributes);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice dev, CUmemoryPool pool);
+        (void)static_cast<exact>(&cubind_driver_device_set_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceSetMemPool);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetMemPool);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool_out, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_default_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetDefaultMemPool);
+    }
+    {
+        typedef CUresult (*exact)(int *pi, CUexecAffinityType type, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_exec_affinity_support); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetExecAffinitySupport);
+    }
+    {
+        typedef CUresult (*exact)(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope);
+        (void)static_cast<exact>(&cubind_driver_flush_gpu_direct_rdma_writes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFlushGPUDirectRDMAWrites);
+    }
+    {
+        typedef CUresult (*exact)(CUdevprop *prop, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetProperties);
+    }
+    {
+        typedef CUresult (*exact)(int *major, int *minor, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_compute_capability); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceComputeCapability);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pctx, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_primary_ctx_retain); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevicePrimaryCtxRetain);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_primary_ctx_release); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevicePrimaryCtxRelease_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice dev, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_device_primary_ctx_set_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevicePrimaryCtxSetFlags_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice dev, unsigned int *flags, int *active);
+        (void)static_cast<exact>(&cubind_driver_device_primary_ctx_get_state); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevicePrimaryCtxGetState);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_primary_ctx_reset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevicePrimaryCtxReset_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_ctx_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxCreate_v4);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxDestroy_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_push_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxPushCurrent_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_pop_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxPopCurrent_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_set_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSetCurrent);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetCurrent);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice *device);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetDevice);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice *device, CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_device_v2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetDevice_v2);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *flags);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetFlags);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_ctx_set_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx, unsigned long long *ctxId);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetId);
+    }
+    {
+        typedef CUresult (*exact)(void);
+        (void)static_cast<exact>(&cubind_driver_ctx_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSynchronize);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_synchronize_v2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSynchronize_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUlimit limit, size_t value);
+        (void)static_cast<exact>(&cubind_driver_ctx_set_limit); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSetLimit);
+    }
+    {
+        typedef CUresult (*exact)(size_t *pvalue, CUlimit limit);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_limit); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetLimit);
+    }
+    {
+        typedef CUresult (*exact)(CUfunc_cache *pconfig);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetCacheConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUfunc_cache config);
+        (void)static_cast<exact>(&cubind_driver_ctx_set_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSetCacheConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx, unsigned int *version);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_api_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetApiVersion);
+    }
+    {
+        typedef CUresult (*exact)(int *leastPriority, int *greatestPriority);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_stream_priority_range); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetStreamPriorityRange);
+    }
+    {
+        typedef CUresult (*exact)(void);
+        (void)static_cast<exact>(&cubind_driver_ctx_reset_persisting_l2cache); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxResetPersistingL2Cache);
+    }
+    {
+        typedef CUresult (*exact)(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_exec_affinity); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetExecAffinity);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext hCtx, CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_ctx_record_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxRecordEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext hCtx, CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_ctx_wait_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxWaitEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pctx, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_ctx_attach); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxAttach);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_ctx_detach); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxDetach);
+    }
+    {
+        typedef CUresult (*exact)(CUsharedconfig *pConfig);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetSharedMemConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUsharedconfig config);
+        (void)static_cast<exact>(&cubind_driver_ctx_set_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxSetSharedMemConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *module, const char *fname);
+        (void)static_cast<exact>(&cubind_driver_module_load); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleLoad);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *module, const void *image);
+        (void)static_cast<exact>(&cubind_driver_module_load_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleLoadData);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues);
+        (void)static_cast<exact>(&cubind_driver_module_load_data_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleLoadDataEx);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *module, const void *fatCubin);
+        (void)static_cast<exact>(&cubind_driver_module_load_fat_binary); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleLoadFatBinary);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule hmod);
+        (void)static_cast<exact>(&cubind_driver_module_unload); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleUnload);
+    }
+    {
+        typedef CUresult (*exact)(CUmoduleLoadingMode *mode);
+        (void)static_cast<exact>(&cubind_driver_module_get_loading_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetLoadingMode);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction *hfunc, CUmodule hmod, const char *name);
+        (void)static_cast<exact>(&cubind_driver_module_get_function); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetFunction);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *count, CUmodule mod);
+        (void)static_cast<exact>(&cubind_driver_module_get_function_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetFunctionCount);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction *functions, unsigned int numFunctions, CUmodule mod);
+        (void)static_cast<exact>(&cubind_driver_module_enumerate_functions); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleEnumerateFunctions);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name);
+        (void)static_cast<exact>(&cubind_driver_module_get_global); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetGlobal_v2);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut);
+        (void)static_cast<exact>(&cubind_driver_link_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLinkCreate_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues);
+        (void)static_cast<exact>(&cubind_driver_link_add_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLinkAddData_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues);
+        (void)static_cast<exact>(&cubind_driver_link_add_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLinkAddFile_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUlinkState state, void **cubinOut, size_t *sizeOut);
+        (void)static_cast<exact>(&cubind_driver_link_complete); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLinkComplete);
+    }
+    {
+        typedef CUresult (*exact)(CUlinkState state);
+        (void)static_cast<exact>(&cubind_driver_link_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLinkDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref *pTexRef, CUmodule hmod, const char *name);
+        (void)static_cast<exact>(&cubind_driver_module_get_tex_ref); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetTexRef);
+    }
+    {
+        typedef CUresult (*exact)(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
+        (void)static_cast<exact>(&cubind_driver_module_get_surf_ref); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuModuleGetSurfRef);
+    }
+    {
+        typedef CUresult (*exact)(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+        (void)static_cast<exact>(&cubind_driver_library_load_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryLoadData);
+    }
+    {
+        typedef CUresult (*exact)(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+        (void)static_cast<exact>(&cubind_driver_library_load_from_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryLoadFromFile);
+    }
+    {
+        typedef CUresult (*exact)(CUlibrary library);
+        (void)static_cast<exact>(&cubind_driver_library_unload); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryUnload);
+    }
+    {
+        typedef CUresult (*exact)(CUkernel *pKernel, CUlibrary library, const char *name);
+        (void)static_cast<exact>(&cubind_driver_library_get_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetKernel);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *count, CUlibrary lib);
+        (void)static_cast<exact>(&cubind_driver_library_get_kernel_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetKernelCount);
+    }
+    {
+        typedef CUresult (*exact)(CUkernel *kernels, unsigned int numKernels, CUlibrary lib);
+        (void)static_cast<exact>(&cubind_driver_library_enumerate_kernels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryEnumerateKernels);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *pMod, CUlibrary library);
+        (void)static_cast<exact>(&cubind_driver_library_get_module); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetModule);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction *pFunc, CUkernel kernel);
+        (void)static_cast<exact>(&cubind_driver_kernel_get_function); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelGetFunction);
+    }
+    {
+        typedef CUresult (*exact)(CUlibrary *pLib, CUkernel kernel);
+        (void)static_cast<exact>(&cubind_driver_kernel_get_library); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelGetLibrary);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
+        (void)static_cast<exact>(&cubind_driver_library_get_global); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetGlobal);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
+        (void)static_cast<exact>(&cubind_driver_library_get_managed); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetManaged);
+    }
+    {
+        typedef CUresult (*exact)(void **fptr, CUlibrary library, const char *symbol);
+        (void)static_cast<exact>(&cubind_driver_library_get_unified_function); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLibraryGetUnifiedFunction);
+    }
+    {
+        typedef CUresult (*exact)(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_kernel_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_kernel_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUkernel kernel, CUfunc_cache config, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_kernel_set_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelSetCacheConfig);
+    }
+    {
+        typedef CUresult (*exact)(const char **name, CUkernel hfunc);
+        (void)static_cast<exact>(&cubind_driver_kernel_get_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelGetName);
+    }
+    {
+        typedef CUresult (*exact)(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+        (void)static_cast<exact>(&cubind_driver_kernel_get_param_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuKernelGetParamInfo);
+    }
+    {
+        typedef CUresult (*exact)(size_t *free, size_t *total);
+        (void)static_cast<exact>(&cubind_driver_mem_get_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetInfo_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t bytesize);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAlloc_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc_pitch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAllocPitch_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dptr);
+        (void)static_cast<exact>(&cubind_driver_mem_free); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemFree_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
+        (void)static_cast<exact>(&cubind_driver_mem_get_address_range); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetAddressRange_v2);
+    }
+    {
+        typedef CUresult (*exact)(void **pp, size_t bytesize);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAllocHost_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *p);
+        (void)static_cast<exact>(&cubind_driver_mem_free_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemFreeHost);
+    }
+    {
+        typedef CUresult (*exact)(void **pp, size_t bytesize, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_mem_host_alloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemHostAlloc);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *pdptr, void *p, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_mem_host_get_device_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemHostGetDevicePointer_v2);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *pFlags, void *p);
+        (void)static_cast<exact>(&cubind_driver_mem_host_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemHostGetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc_managed); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAllocManaged);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback);
+        (void)static_cast<exact>(&cubind_driver_device_register_async_notification); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceRegisterAsyncNotification);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device, CUasyncCallbackHandle callback);
+        (void)static_cast<exact>(&cubind_driver_device_unregister_async_notification); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceUnregisterAsyncNotification);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice *dev, const char *pciBusId);
+        (void)static_cast<exact>(&cubind_driver_device_get_by_pci_bus_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetByPCIBusId);
+    }
+    {
+        typedef CUresult (*exact)(char *pciBusId, int len, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_device_get_pci_bus_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetPCIBusId);
+    }
+    {
+        typedef CUresult (*exact)(CUipcEventHandle *pHandle, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_ipc_get_event_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuIpcGetEventHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUevent *phEvent, CUipcEventHandle handle);
+        (void)static_cast<exact>(&cubind_driver_ipc_open_event_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuIpcOpenEventHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+        (void)static_cast<exact>(&cubind_driver_ipc_get_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuIpcGetMemHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_ipc_open_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuIpcOpenMemHandle_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dptr);
+        (void)static_cast<exact>(&cubind_driver_ipc_close_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuIpcCloseMemHandle);
+    }
+    {
+        typedef CUresult (*exact)(void *p, size_t bytesize, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_mem_host_register); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemHostRegister_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *p);
+        (void)static_cast<exact>(&cubind_driver_mem_host_unregister); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemHostUnregister);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyPeer);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_hto_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyHtoD_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_dto_h); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyDtoH_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_dto_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyDtoD_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_dto_a); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyDtoA_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_ato_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyAtoD_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_hto_a); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyHtoA_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_ato_h); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyAtoH_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+        (void)static_cast<exact>(&cubind_driver_memcpy_ato_a); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyAtoA_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY2D *pCopy);
+        (void)static_cast<exact>(&cubind_driver_memcpy2_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy2D_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY2D *pCopy);
+        (void)static_cast<exact>(&cubind_driver_memcpy2_d_unaligned); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy2DUnaligned_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY3D *pCopy);
+        (void)static_cast<exact>(&cubind_driver_memcpy3_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy3D_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY3D_PEER *pCopy);
+        (void)static_cast<exact>(&cubind_driver_memcpy3_d_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy3DPeer);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_peer_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyPeerAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_hto_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyHtoDAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_dto_h_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyDtoHAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_dto_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyDtoDAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_hto_a_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyHtoAAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_ato_h_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyAtoHAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy2_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy2DAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy3_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy3DAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy3_d_peer_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy3DPeerAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpyBatchAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memcpy3_d_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemcpy3DBatchAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+        (void)static_cast<exact>(&cubind_driver_memset_d8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD8_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned short us, size_t N);
+        (void)static_cast<exact>(&cubind_driver_memset_d16); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD16_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned int ui, size_t N);
+        (void)static_cast<exact>(&cubind_driver_memset_d32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD32_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d8); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D8_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d16); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D16_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D32_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d8async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD8Async);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d16_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD16Async);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d32_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD32Async);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d8async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D8Async);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d16_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D16Async);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_memset_d2d32_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemsetD2D32Async);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+        (void)static_cast<exact>(&cubind_driver_array_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayCreate_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+        (void)static_cast<exact>(&cubind_driver_array_get_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayGetDescriptor_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array);
+        (void)static_cast<exact>(&cubind_driver_array_get_sparse_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayGetSparseProperties);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap);
+        (void)static_cast<exact>(&cubind_driver_mipmapped_array_get_sparse_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMipmappedArrayGetSparseProperties);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device);
+        (void)static_cast<exact>(&cubind_driver_array_get_memory_requirements); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayGetMemoryRequirements);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device);
+        (void)static_cast<exact>(&cubind_driver_mipmapped_array_get_memory_requirements); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMipmappedArrayGetMemoryRequirements);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx);
+        (void)static_cast<exact>(&cubind_driver_array_get_plane); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayGetPlane);
+    }
+    {
+        typedef CUresult (*exact)(CUarray hArray);
+        (void)static_cast<exact>(&cubind_driver_array_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArrayDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
+        (void)static_cast<exact>(&cubind_driver_array3_d_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArray3DCreate_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+        (void)static_cast<exact>(&cubind_driver_array3_d_get_descriptor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuArray3DGetDescriptor_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels);
+        (void)static_cast<exact>(&cubind_driver_mipmapped_array_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMipmappedArrayCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level);
+        (void)static_cast<exact>(&cubind_driver_mipmapped_array_get_level); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMipmappedArrayGetLevel);
+    }
+    {
+        typedef CUresult (*exact)(CUmipmappedArray hMipmappedArray);
+        (void)static_cast<exact>(&cubind_driver_mipmapped_array_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMipmappedArrayDestroy);
+    }
+    {
+        typedef CUresult (*exact)(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_get_handle_for_address_range); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetHandleForAddressRange);
+    }
+    {
+        typedef CUresult (*exact)(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream);
+        (void)static_cast<exact>(&cubind_driver_mem_batch_decompress_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemBatchDecompressAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_address_reserve); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAddressReserve);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr ptr, size_t size);
+        (void)static_cast<exact>(&cubind_driver_mem_address_free); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAddressFree);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle handle);
+        (void)static_cast<exact>(&cubind_driver_mem_release); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemRelease);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_map); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemMap);
+    }
+    {
+        typedef CUresult (*exact)(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_map_array_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemMapArrayAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr ptr, size_t size);
+        (void)static_cast<exact>(&cubind_driver_mem_unmap); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemUnmap);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
+        (void)static_cast<exact>(&cubind_driver_mem_set_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemSetAccess);
+    }
+    {
+        typedef CUresult (*exact)(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr);
+        (void)static_cast<exact>(&cubind_driver_mem_get_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetAccess);
+    }
+    {
+        typedef CUresult (*exact)(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_export_to_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemExportToShareableHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType);
+        (void)static_cast<exact>(&cubind_driver_mem_import_from_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemImportFromShareableHandle);
+    }
+    {
+        typedef CUresult (*exact)(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option);
+        (void)static_cast<exact>(&cubind_driver_mem_get_allocation_granularity); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetAllocationGranularity);
+    }
+    {
+        typedef CUresult (*exact)(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle);
+        (void)static_cast<exact>(&cubind_driver_mem_get_allocation_properties_from_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetAllocationPropertiesFromHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle *handle, void *addr);
+        (void)static_cast<exact>(&cubind_driver_mem_retain_allocation_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemRetainAllocationHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr dptr, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_free_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemFreeAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAllocAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool pool, size_t minBytesToKeep);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_trim_to); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolTrimTo);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_set_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolSetAccess);
+    }
+    {
+        typedef CUresult (*exact)(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_get_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolGetAccess);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool pool);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type);
+        (void)static_cast<exact>(&cubind_driver_mem_get_default_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetDefaultMemPool);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type);
+        (void)static_cast<exact>(&cubind_driver_mem_get_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemGetMemPool);
+    }
+    {
+        typedef CUresult (*exact)(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool);
+        (void)static_cast<exact>(&cubind_driver_mem_set_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemSetMemPool);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_alloc_from_pool_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAllocFromPoolAsync);
+    }
+    {
+        typedef CUresult (*exact)(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_export_to_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolExportToShareableHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_import_from_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolImportFromShareableHandle);
+    }
+    {
+        typedef CUresult (*exact)(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_export_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolExportPointer);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData);
+        (void)static_cast<exact>(&cubind_driver_mem_pool_import_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPoolImportPointer);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop);
+        (void)static_cast<exact>(&cubind_driver_multicast_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle mcHandle, CUdevice dev);
+        (void)static_cast<exact>(&cubind_driver_multicast_add_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastAddDevice);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_multicast_bind_mem); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastBindMem);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_multicast_bind_addr); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastBindAddr);
+    }
+    {
+        typedef CUresult (*exact)(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size);
+        (void)static_cast<exact>(&cubind_driver_multicast_unbind); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastUnbind);
+    }
+    {
+        typedef CUresult (*exact)(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option);
+        (void)static_cast<exact>(&cubind_driver_multicast_get_granularity); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMulticastGetGranularity);
+    }
+    {
+        typedef CUresult (*exact)(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+        (void)static_cast<exact>(&cubind_driver_pointer_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuPointerGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_prefetch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPrefetchAsync_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location);
+        (void)static_cast<exact>(&cubind_driver_mem_advise); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemAdvise_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_prefetch_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemPrefetchBatchAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_discard_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemDiscardBatchAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_mem_discard_and_prefetch_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemDiscardAndPrefetchBatchAsync);
+    }
+    {
+        typedef CUresult (*exact)(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count);
+        (void)static_cast<exact>(&cubind_driver_mem_range_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemRangeGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count);
+        (void)static_cast<exact>(&cubind_driver_mem_range_get_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuMemRangeGetAttributes);
+    }
+    {
+        typedef CUresult (*exact)(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr);
+        (void)static_cast<exact>(&cubind_driver_pointer_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuPointerSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr);
+        (void)static_cast<exact>(&cubind_driver_pointer_get_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuPointerGetAttributes);
+    }
+    {
+        typedef CUresult (*exact)(CUstream *phStream, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_stream_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUstream *phStream, unsigned int flags, int priority);
+        (void)static_cast<exact>(&cubind_driver_stream_create_with_priority); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamCreateWithPriority);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, int *priority);
+        (void)static_cast<exact>(&cubind_driver_stream_get_priority); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetPriority);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUdevice *device);
+        (void)static_cast<exact>(&cubind_driver_stream_get_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetDevice);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, unsigned int *flags);
+        (void)static_cast<exact>(&cubind_driver_stream_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, unsigned long long *streamId);
+        (void)static_cast<exact>(&cubind_driver_stream_get_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetId);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUcontext *pctx);
+        (void)static_cast<exact>(&cubind_driver_stream_get_ctx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetCtx);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+        (void)static_cast<exact>(&cubind_driver_stream_get_ctx_v2); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetCtx_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUevent hEvent, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_stream_wait_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamWaitEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_add_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamAddCallback);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamCaptureMode mode);
+        (void)static_cast<exact>(&cubind_driver_stream_begin_capture); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamBeginCapture_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode);
+        (void)static_cast<exact>(&cubind_driver_stream_begin_capture_to_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamBeginCaptureToGraph);
+    }
+    {
+        typedef CUresult (*exact)(CUstreamCaptureMode *mode);
+        (void)static_cast<exact>(&cubind_driver_thread_exchange_stream_capture_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuThreadExchangeStreamCaptureMode);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUgraph *phGraph);
+        (void)static_cast<exact>(&cubind_driver_stream_end_capture); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamEndCapture);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+        (void)static_cast<exact>(&cubind_driver_stream_is_capturing); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamIsCapturing);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
+        (void)static_cast<exact>(&cubind_driver_stream_get_capture_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetCaptureInfo_v3);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_update_capture_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamUpdateCaptureDependencies_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_attach_mem_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamAttachMemAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_stream_query); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamQuery);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_stream_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamSynchronize);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_stream_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamDestroy_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream dst, CUstream src);
+        (void)static_cast<exact>(&cubind_driver_stream_copy_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamCopyAttributes);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
+        (void)static_cast<exact>(&cubind_driver_stream_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
+        (void)static_cast<exact>(&cubind_driver_stream_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUevent *phEvent, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_event_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUevent hEvent, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_event_record); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventRecord);
+    }
+    {
+        typedef CUresult (*exact)(CUevent hEvent, CUstream hStream, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_event_record_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventRecordWithFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_event_query); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventQuery);
+    }
+    {
+        typedef CUresult (*exact)(CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_event_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventSynchronize);
+    }
+    {
+        typedef CUresult (*exact)(CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_event_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventDestroy_v2);
+    }
+    {
+        typedef CUresult (*exact)(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+        (void)static_cast<exact>(&cubind_driver_event_elapsed_time); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuEventElapsedTime_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
+        (void)static_cast<exact>(&cubind_driver_import_external_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuImportExternalMemory);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
+        (void)static_cast<exact>(&cubind_driver_external_memory_get_mapped_buffer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuExternalMemoryGetMappedBuffer);
+    }
+    {
+        typedef CUresult (*exact)(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
+        (void)static_cast<exact>(&cubind_driver_external_memory_get_mapped_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuExternalMemoryGetMappedMipmappedArray);
+    }
+    {
+        typedef CUresult (*exact)(CUexternalMemory extMem);
+        (void)static_cast<exact>(&cubind_driver_destroy_external_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDestroyExternalMemory);
+    }
+    {
+        typedef CUresult (*exact)(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
+        (void)static_cast<exact>(&cubind_driver_import_external_semaphore); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuImportExternalSemaphore);
+    }
+    {
+        typedef CUresult (*exact)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
+        (void)static_cast<exact>(&cubind_driver_signal_external_semaphores_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSignalExternalSemaphoresAsync);
+    }
+    {
+        typedef CUresult (*exact)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
+        (void)static_cast<exact>(&cubind_driver_wait_external_semaphores_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuWaitExternalSemaphoresAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUexternalSemaphore extSem);
+        (void)static_cast<exact>(&cubind_driver_destroy_external_semaphore); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDestroyExternalSemaphore);
+    }
+    {
+        typedef CUresult (*exact)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_wait_value32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamWaitValue32_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_wait_value64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamWaitValue64_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_write_value32); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamWriteValue32_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_write_value64); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamWriteValue64_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_stream_batch_mem_op); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamBatchMemOp_v2);
+    }
+    {
+        typedef CUresult (*exact)(int *pi, CUfunction_attribute attrib, CUfunction hfunc);
+        (void)static_cast<exact>(&cubind_driver_func_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, CUfunction_attribute attrib, int value);
+        (void)static_cast<exact>(&cubind_driver_func_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, CUfunc_cache config);
+        (void)static_cast<exact>(&cubind_driver_func_set_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncSetCacheConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUmodule *hmod, CUfunction hfunc);
+        (void)static_cast<exact>(&cubind_driver_func_get_module); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncGetModule);
+    }
+    {
+        typedef CUresult (*exact)(const char **name, CUfunction hfunc);
+        (void)static_cast<exact>(&cubind_driver_func_get_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncGetName);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+        (void)static_cast<exact>(&cubind_driver_func_get_param_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncGetParamInfo);
+    }
+    {
+        typedef CUresult (*exact)(CUfunctionLoadingState *state, CUfunction function);
+        (void)static_cast<exact>(&cubind_driver_func_is_loaded); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncIsLoaded);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction function);
+        (void)static_cast<exact>(&cubind_driver_func_load); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncLoad);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
+        (void)static_cast<exact>(&cubind_driver_launch_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchKernel);
+    }
+    {
+        typedef CUresult (*exact)(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
+        (void)static_cast<exact>(&cubind_driver_launch_kernel_ex); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchKernelEx);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
+        (void)static_cast<exact>(&cubind_driver_launch_cooperative_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchCooperativeKernel);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_launch_cooperative_kernel_multi_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchCooperativeKernelMultiDevice);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUhostFn fn, void *userData);
+        (void)static_cast<exact>(&cubind_driver_launch_host_func); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchHostFunc);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, int x, int y, int z);
+        (void)static_cast<exact>(&cubind_driver_func_set_block_shape); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncSetBlockShape);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, unsigned int bytes);
+        (void)static_cast<exact>(&cubind_driver_func_set_shared_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncSetSharedSize);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, unsigned int numbytes);
+        (void)static_cast<exact>(&cubind_driver_param_set_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuParamSetSize);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, int offset, unsigned int value);
+        (void)static_cast<exact>(&cubind_driver_param_seti); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuParamSeti);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, int offset, float value);
+        (void)static_cast<exact>(&cubind_driver_param_setf); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuParamSetf);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes);
+        (void)static_cast<exact>(&cubind_driver_param_setv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuParamSetv);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction f);
+        (void)static_cast<exact>(&cubind_driver_launch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunch);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction f, int grid_width, int grid_height);
+        (void)static_cast<exact>(&cubind_driver_launch_grid); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchGrid);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction f, int grid_width, int grid_height, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_launch_grid_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLaunchGridAsync);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, int texunit, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_param_set_tex_ref); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuParamSetTexRef);
+    }
+    {
+        typedef CUresult (*exact)(CUfunction hfunc, CUsharedconfig config);
+        (void)static_cast<exact>(&cubind_driver_func_set_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuFuncSetSharedMemConfig);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph *phGraph, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_graph_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_kernel_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddKernelNode_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_kernel_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphKernelNodeGetParams_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_kernel_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphKernelNodeSetParams_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_graph_add_memcpy_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddMemcpyNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_memcpy_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemcpyNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_memcpy_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemcpyNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_graph_add_memset_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddMemsetNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_memset_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemsetNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_memset_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemsetNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_host_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddHostNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_host_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphHostNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_host_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphHostNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_add_child_graph_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddChildGraphNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUgraph *phGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_child_graph_node_get_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphChildGraphNodeGetGraph);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_driver_graph_add_empty_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddEmptyNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_add_event_record_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddEventRecordNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUevent *event_out);
+        (void)static_cast<exact>(&cubind_driver_graph_event_record_node_get_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphEventRecordNodeGetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_event_record_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphEventRecordNodeSetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_add_event_wait_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddEventWaitNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUevent *event_out);
+        (void)static_cast<exact>(&cubind_driver_graph_event_wait_node_get_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphEventWaitNodeGetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_event_wait_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphEventWaitNodeSetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_external_semaphores_signal_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddExternalSemaphoresSignalNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out);
+        (void)static_cast<exact>(&cubind_driver_graph_external_semaphores_signal_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExternalSemaphoresSignalNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_external_semaphores_signal_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExternalSemaphoresSignalNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_external_semaphores_wait_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddExternalSemaphoresWaitNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out);
+        (void)static_cast<exact>(&cubind_driver_graph_external_semaphores_wait_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExternalSemaphoresWaitNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_external_semaphores_wait_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExternalSemaphoresWaitNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_batch_mem_op_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddBatchMemOpNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+        (void)static_cast<exact>(&cubind_driver_graph_batch_mem_op_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphBatchMemOpNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_batch_mem_op_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphBatchMemOpNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_batch_mem_op_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecBatchMemOpNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_mem_alloc_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddMemAllocNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+        (void)static_cast<exact>(&cubind_driver_graph_mem_alloc_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemAllocNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr);
+        (void)static_cast<exact>(&cubind_driver_graph_add_mem_free_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddMemFreeNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUdeviceptr *dptr_out);
+        (void)static_cast<exact>(&cubind_driver_graph_mem_free_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphMemFreeNodeGetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device);
+        (void)static_cast<exact>(&cubind_driver_device_graph_mem_trim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGraphMemTrim);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device, CUgraphMem_attribute attr, void *value);
+        (void)static_cast<exact>(&cubind_driver_device_get_graph_mem_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetGraphMemAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device, CUgraphMem_attribute attr, void *value);
+        (void)static_cast<exact>(&cubind_driver_device_set_graph_mem_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceSetGraphMemAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph *phGraphClone, CUgraph originalGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_clone); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphClone);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_node_find_in_clone); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeFindInClone);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUgraphNodeType *type);
+        (void)static_cast<exact>(&cubind_driver_graph_node_get_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeGetType);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+        (void)static_cast<exact>(&cubind_driver_graph_get_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphGetNodes);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
+        (void)static_cast<exact>(&cubind_driver_graph_get_root_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphGetRootNodes);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges);
+        (void)static_cast<exact>(&cubind_driver_graph_get_edges); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphGetEdges_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies);
+        (void)static_cast<exact>(&cubind_driver_graph_node_get_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeGetDependencies_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes);
+        (void)static_cast<exact>(&cubind_driver_graph_node_get_dependent_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeGetDependentNodes_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_driver_graph_add_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddDependencies_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_driver_graph_remove_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphRemoveDependencies_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode);
+        (void)static_cast<exact>(&cubind_driver_graph_destroy_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphDestroyNode);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_driver_graph_instantiate); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphInstantiateWithFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+        (void)static_cast<exact>(&cubind_driver_graph_instantiate_with_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphInstantiateWithParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, cuuint64_t *flags);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecGetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_kernel_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecKernelNodeSetParams_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_memcpy_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecMemcpyNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_memset_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecMemsetNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_host_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecHostNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_child_graph_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecChildGraphNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_event_record_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecEventRecordNodeSetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_event_wait_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecEventWaitNodeSetEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_external_semaphores_signal_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecExternalSemaphoresSignalNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_external_semaphores_wait_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecExternalSemaphoresWaitNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
+        (void)static_cast<exact>(&cubind_driver_graph_node_set_enabled); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeSetEnabled);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
+        (void)static_cast<exact>(&cubind_driver_graph_node_get_enabled); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeGetEnabled);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_graph_upload); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphUpload);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_graph_launch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphLaunch);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph);
+        (void)static_cast<exact>(&cubind_driver_graph_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_update); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecUpdate_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode dst, CUgraphNode src);
+        (void)static_cast<exact>(&cubind_driver_graph_kernel_node_copy_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphKernelNodeCopyAttributes);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out);
+        (void)static_cast<exact>(&cubind_driver_graph_kernel_node_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphKernelNodeGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value);
+        (void)static_cast<exact>(&cubind_driver_graph_kernel_node_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphKernelNodeSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph hGraph, const char *path, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_graph_debug_dot_print); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphDebugDotPrint);
+    }
+    {
+        typedef CUresult (*exact)(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_user_object_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuUserObjectCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUuserObject object, unsigned int count);
+        (void)static_cast<exact>(&cubind_driver_user_object_retain); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuUserObjectRetain);
+    }
+    {
+        typedef CUresult (*exact)(CUuserObject object, unsigned int count);
+        (void)static_cast<exact>(&cubind_driver_user_object_release); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuUserObjectRelease);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_graph_retain_user_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphRetainUserObject);
+    }
+    {
+        typedef CUresult (*exact)(CUgraph graph, CUuserObject object, unsigned int count);
+        (void)static_cast<exact>(&cubind_driver_graph_release_user_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphReleaseUserObject);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_add_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphAddNode_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_driver_graph_exec_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphExecNodeSetParams);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_graph_conditional_handle_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphConditionalHandleCreate);
+    }
+    {
+        typedef CUresult (*exact)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_active_blocks_per_multiprocessor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    }
+    {
+        typedef CUresult (*exact)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    }
+    {
+        typedef CUresult (*exact)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_potential_block_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxPotentialBlockSize);
+    }
+    {
+        typedef CUresult (*exact)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_potential_block_size_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxPotentialBlockSizeWithFlags);
+    }
+    {
+        typedef CUresult (*exact)(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize);
+        (void)static_cast<exact>(&cubind_driver_occupancy_available_dynamic_s_mem_per_block); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyAvailableDynamicSMemPerBlock);
+    }
+    {
+        typedef CUresult (*exact)(int *clusterSize, CUfunction func, const CUlaunchConfig *config);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_potential_cluster_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxPotentialClusterSize);
+    }
+    {
+        typedef CUresult (*exact)(int *numClusters, CUfunction func, const CUlaunchConfig *config);
+        (void)static_cast<exact>(&cubind_driver_occupancy_max_active_clusters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuOccupancyMaxActiveClusters);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetArray);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetMipmappedArray);
+    }
+    {
+        typedef CUresult (*exact)(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_address); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetAddress_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_address2_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetAddress2D_v3);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_format); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetFormat);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, int dim, CUaddress_mode am);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_address_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetAddressMode);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, CUfilter_mode fm);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_filter_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetFilterMode);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, CUfilter_mode fm);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_mipmap_filter_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetMipmapFilterMode);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, float bias);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_mipmap_level_bias); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetMipmapLevelBias);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_mipmap_level_clamp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetMipmapLevelClamp);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, unsigned int maxAniso);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_max_anisotropy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetMaxAnisotropy);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, float *pBorderColor);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_border_color); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetBorderColor);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_set_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefSetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *pdptr, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_address); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetAddress_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *phArray, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetArray);
+    }
+    {
+        typedef CUresult (*exact)(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetMipmappedArray);
+    }
+    {
+        typedef CUresult (*exact)(CUaddress_mode *pam, CUtexref hTexRef, int dim);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_address_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetAddressMode);
+    }
+    {
+        typedef CUresult (*exact)(CUfilter_mode *pfm, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_filter_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetFilterMode);
+    }
+    {
+        typedef CUresult (*exact)(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_format); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetFormat);
+    }
+    {
+        typedef CUresult (*exact)(CUfilter_mode *pfm, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_mipmap_filter_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetMipmapFilterMode);
+    }
+    {
+        typedef CUresult (*exact)(float *pbias, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_mipmap_level_bias); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetMipmapLevelBias);
+    }
+    {
+        typedef CUresult (*exact)(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_mipmap_level_clamp); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetMipmapLevelClamp);
+    }
+    {
+        typedef CUresult (*exact)(int *pmaxAniso, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_max_anisotropy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetMaxAnisotropy);
+    }
+    {
+        typedef CUresult (*exact)(float *pBorderColor, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_border_color); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetBorderColor);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *pFlags, CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefGetFlags);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref *pTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUtexref hTexRef);
+        (void)static_cast<exact>(&cubind_driver_tex_ref_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexRefDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_surf_ref_set_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSurfRefSetArray);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *phArray, CUsurfref hSurfRef);
+        (void)static_cast<exact>(&cubind_driver_surf_ref_get_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSurfRefGetArray);
+    }
+    {
+        typedef CUresult (*exact)(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
+        (void)static_cast<exact>(&cubind_driver_tex_object_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexObjectCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUtexObject texObject);
+        (void)static_cast<exact>(&cubind_driver_tex_object_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexObjectDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject);
+        (void)static_cast<exact>(&cubind_driver_tex_object_get_resource_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexObjectGetResourceDesc);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject);
+        (void)static_cast<exact>(&cubind_driver_tex_object_get_texture_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexObjectGetTextureDesc);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject);
+        (void)static_cast<exact>(&cubind_driver_tex_object_get_resource_view_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTexObjectGetResourceViewDesc);
+    }
+    {
+        typedef CUresult (*exact)(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
+        (void)static_cast<exact>(&cubind_driver_surf_object_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSurfObjectCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUsurfObject surfObject);
+        (void)static_cast<exact>(&cubind_driver_surf_object_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSurfObjectDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
+        (void)static_cast<exact>(&cubind_driver_surf_object_get_resource_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuSurfObjectGetResourceDesc);
+    }
+    {
+        typedef CUresult (*exact)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
+        (void)static_cast<exact>(&cubind_driver_tensor_map_encode_tiled); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTensorMapEncodeTiled);
+    }
+    {
+        typedef CUresult (*exact)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
+        (void)static_cast<exact>(&cubind_driver_tensor_map_encode_im2col); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTensorMapEncodeIm2col);
+    }
+    {
+        typedef CUresult (*exact)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
+        (void)static_cast<exact>(&cubind_driver_tensor_map_encode_im2col_wide); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTensorMapEncodeIm2colWide);
+    }
+    {
+        typedef CUresult (*exact)(CUtensorMap *tensorMap, void *globalAddress);
+        (void)static_cast<exact>(&cubind_driver_tensor_map_replace_address); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuTensorMapReplaceAddress);
+    }
+    {
+        typedef CUresult (*exact)(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+        (void)static_cast<exact>(&cubind_driver_device_can_access_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceCanAccessPeer);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext peerContext, unsigned int Flags);
+        (void)static_cast<exact>(&cubind_driver_ctx_enable_peer_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxEnablePeerAccess);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext peerContext);
+        (void)static_cast<exact>(&cubind_driver_ctx_disable_peer_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxDisablePeerAccess);
+    }
+    {
+        typedef CUresult (*exact)(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice);
+        (void)static_cast<exact>(&cubind_driver_device_get_p2p_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetP2PAttribute);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice);
+        (void)static_cast<exact>(&cubind_driver_device_get_p2p_atomic_capabilities); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetP2PAtomicCapabilities);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphicsResource resource);
+        (void)static_cast<exact>(&cubind_driver_graphics_unregister_resource); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsUnregisterResource);
+    }
+    {
+        typedef CUresult (*exact)(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel);
+        (void)static_cast<exact>(&cubind_driver_graphics_sub_resource_get_mapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsSubResourceGetMappedArray);
+    }
+    {
+        typedef CUresult (*exact)(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource);
+        (void)static_cast<exact>(&cubind_driver_graphics_resource_get_mapped_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsResourceGetMappedMipmappedArray);
+    }
+    {
+        typedef CUresult (*exact)(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource);
+        (void)static_cast<exact>(&cubind_driver_graphics_resource_get_mapped_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsResourceGetMappedPointer_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUgraphicsResource resource, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_graphics_resource_set_map_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsResourceSetMapFlags_v2);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_graphics_map_resources); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsMapResources);
+    }
+    {
+        typedef CUresult (*exact)(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+        (void)static_cast<exact>(&cubind_driver_graphics_unmap_resources); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGraphicsUnmapResources);
+    }
+    {
+        typedef CUresult (*exact)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
+        (void)static_cast<exact>(&cubind_driver_get_proc_address); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGetProcAddress_v2);
+    }
+    {
+        typedef CUresult (*exact)(CUcoredumpSettings attrib, void *value, size_t *size);
+        (void)static_cast<exact>(&cubind_driver_coredump_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCoredumpGetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUcoredumpSettings attrib, void *value, size_t *size);
+        (void)static_cast<exact>(&cubind_driver_coredump_get_attribute_global); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCoredumpGetAttributeGlobal);
+    }
+    {
+        typedef CUresult (*exact)(CUcoredumpSettings attrib, void *value, size_t *size);
+        (void)static_cast<exact>(&cubind_driver_coredump_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCoredumpSetAttribute);
+    }
+    {
+        typedef CUresult (*exact)(CUcoredumpSettings attrib, void *value, size_t *size);
+        (void)static_cast<exact>(&cubind_driver_coredump_set_attribute_global); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCoredumpSetAttributeGlobal);
+    }
+    {
+        typedef CUresult (*exact)(const void **ppExportTable, const CUuuid *pExportTableId);
+        (void)static_cast<exact>(&cubind_driver_get_export_table); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGetExportTable);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx hCtx);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxDestroy);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext *pContext, CUgreenCtx hCtx);
+        (void)static_cast<exact>(&cubind_driver_ctx_from_green_ctx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxFromGreenCtx);
+    }
+    {
+        typedef CUresult (*exact)(CUdevice device, CUdevResource *resource, CUdevResourceType type);
+        (void)static_cast<exact>(&cubind_driver_device_get_dev_resource); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDeviceGetDevResource);
+    }
+    {
+        typedef CUresult (*exact)(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type);
+        (void)static_cast<exact>(&cubind_driver_ctx_get_dev_resource); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCtxGetDevResource);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_get_dev_resource); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxGetDevResource);
+    }
+    {
+        typedef CUresult (*exact)(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount);
+        (void)static_cast<exact>(&cubind_driver_dev_sm_resource_split_by_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevSmResourceSplitByCount);
+    }
+    {
+        typedef CUresult (*exact)(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources);
+        (void)static_cast<exact>(&cubind_driver_dev_resource_generate_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuDevResourceGenerateDesc);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx hCtx, CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_record_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxRecordEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx hCtx, CUevent hEvent);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_wait_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxWaitEvent);
+    }
+    {
+        typedef CUresult (*exact)(CUstream hStream, CUgreenCtx *phCtx);
+        (void)static_cast<exact>(&cubind_driver_stream_get_green_ctx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuStreamGetGreenCtx);
+    }
+    {
+        typedef CUresult (*exact)(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_stream_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxStreamCreate);
+    }
+    {
+        typedef CUresult (*exact)(CUgreenCtx greenCtx, unsigned long long *greenCtxId);
+        (void)static_cast<exact>(&cubind_driver_green_ctx_get_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuGreenCtxGetId);
+    }
+    {
+        typedef CUresult (*exact)(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out);
+        (void)static_cast<exact>(&cubind_driver_logs_register_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLogsRegisterCallback);
+    }
+    {
+        typedef CUresult (*exact)(CUlogsCallbackHandle callback);
+        (void)static_cast<exact>(&cubind_driver_logs_unregister_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLogsUnregisterCallback);
+    }
+    {
+        typedef CUresult (*exact)(CUlogIterator *iterator_out, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_logs_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLogsCurrent);
+    }
+    {
+        typedef CUresult (*exact)(CUlogIterator *iterator, const char *pathToFile, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_logs_dump_to_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLogsDumpToFile);
+    }
+    {
+        typedef CUresult (*exact)(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
+        (void)static_cast<exact>(&cubind_driver_logs_dump_to_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuLogsDumpToMemory);
+    }
+    {
+        typedef CUresult (*exact)(int pid, int *tid);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_get_restore_thread_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessGetRestoreThreadId);
+    }
+    {
+        typedef CUresult (*exact)(int pid, CUprocessState *state);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_get_state); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessGetState);
+    }
+    {
+        typedef CUresult (*exact)(int pid, CUcheckpointLockArgs *args);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_lock); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessLock);
+    }
+    {
+        typedef CUresult (*exact)(int pid, CUcheckpointCheckpointArgs *args);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_checkpoint); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessCheckpoint);
+    }
+    {
+        typedef CUresult (*exact)(int pid, CUcheckpointRestoreArgs *args);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_restore); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessRestore);
+    }
+    {
+        typedef CUresult (*exact)(int pid, CUcheckpointUnlockArgs *args);
+        (void)static_cast<exact>(&cubind_driver_checkpoint_process_unlock); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuCheckpointProcessUnlock);
+    }
 }
 #endif
 

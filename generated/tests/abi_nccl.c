@@ -113,47 +113,211 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&ncclGroupSimulateEnd), _
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_nccl_mem_alloc)>(&ncclMemAlloc);
-    (void)static_cast<decltype(&cubind_nccl_mem_free)>(&ncclMemFree);
-    (void)static_cast<decltype(&cubind_nccl_get_version)>(&ncclGetVersion);
-    (void)static_cast<decltype(&cubind_nccl_get_unique_id)>(&ncclGetUniqueId);
-    (void)static_cast<decltype(&cubind_nccl_comm_init_rank_config)>(&ncclCommInitRankConfig);
-    (void)static_cast<decltype(&cubind_nccl_comm_init_rank)>(&ncclCommInitRank);
-    (void)static_cast<decltype(&cubind_nccl_comm_init_all)>(&ncclCommInitAll);
-    (void)static_cast<decltype(&cubind_nccl_comm_finalize)>(&ncclCommFinalize);
-    (void)static_cast<decltype(&cubind_nccl_comm_destroy)>(&ncclCommDestroy);
-    (void)static_cast<decltype(&cubind_nccl_comm_abort)>(&ncclCommAbort);
-    (void)static_cast<decltype(&cubind_nccl_comm_revoke)>(&ncclCommRevoke);
-    (void)static_cast<decltype(&cubind_nccl_comm_split)>(&ncclCommSplit);
-    (void)static_cast<decltype(&cubind_nccl_comm_shrink)>(&ncclCommShrink);
-    (void)static_cast<decltype(&cubind_nccl_comm_init_rank_scalable)>(&ncclCommInitRankScalable);
-    (void)static_cast<decltype(&cubind_nccl_get_error_string)>(&ncclGetErrorString);
-    (void)static_cast<decltype(&cubind_nccl_get_last_error)>(&ncclGetLastError);
-    (void)static_cast<decltype(&cubind_nccl_reset_debug_init)>(&ncclResetDebugInit);
-    (void)static_cast<decltype(&cubind_nccl_comm_get_async_error)>(&ncclCommGetAsyncError);
-    (void)static_cast<decltype(&cubind_nccl_comm_count)>(&ncclCommCount);
-    (void)static_cast<decltype(&cubind_nccl_comm_cu_device)>(&ncclCommCuDevice);
-    (void)static_cast<decltype(&cubind_nccl_comm_user_rank)>(&ncclCommUserRank);
-    (void)static_cast<decltype(&cubind_nccl_comm_register)>(&ncclCommRegister);
-    (void)static_cast<decltype(&cubind_nccl_comm_deregister)>(&ncclCommDeregister);
-    (void)static_cast<decltype(&cubind_nccl_comm_window_register)>(&ncclCommWindowRegister);
-    (void)static_cast<decltype(&cubind_nccl_comm_window_deregister)>(&ncclCommWindowDeregister);
-    (void)static_cast<decltype(&cubind_nccl_red_op_create_pre_mul_sum)>(&ncclRedOpCreatePreMulSum);
-    (void)static_cast<decltype(&cubind_nccl_red_op_destroy)>(&ncclRedOpDestroy);
-    (void)static_cast<decltype(&cubind_nccl_reduce)>(&ncclReduce);
-    (void)static_cast<decltype(&cubind_nccl_bcast)>(&ncclBcast);
-    (void)static_cast<decltype(&cubind_nccl_broadcast)>(&ncclBroadcast);
-    (void)static_cast<decltype(&cubind_nccl_all_reduce)>(&ncclAllReduce);
-    (void)static_cast<decltype(&cubind_nccl_reduce_scatter)>(&ncclReduceScatter);
-    (void)static_cast<decltype(&cubind_nccl_all_gather)>(&ncclAllGather);
-    (void)static_cast<decltype(&cubind_nccl_allto_all)>(&ncclAlltoAll);
-    (void)static_cast<decltype(&cubind_nccl_gather)>(&ncclGather);
-    (void)static_cast<decltype(&cubind_nccl_scatter)>(&ncclScatter);
-    (void)static_cast<decltype(&cubind_nccl_send)>(&ncclSend);
-    (void)static_cast<decltype(&cubind_nccl_recv)>(&ncclRecv);
-    (void)static_cast<decltype(&cubind_nccl_group_start)>(&ncclGroupStart);
-    (void)static_cast<decltype(&cubind_nccl_group_end)>(&ncclGroupEnd);
-    (void)static_cast<decltype(&cubind_nccl_group_simulate_end)>(&ncclGroupSimulateEnd);
+    {
+        typedef ncclResult_t (*exact)(void **ptr, size_t size);
+        (void)static_cast<exact>(&cubind_nccl_mem_alloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclMemAlloc);
+    }
+    {
+        typedef ncclResult_t (*exact)(void *ptr);
+        (void)static_cast<exact>(&cubind_nccl_mem_free); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclMemFree);
+    }
+    {
+        typedef ncclResult_t (*exact)(int *version);
+        (void)static_cast<exact>(&cubind_nccl_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGetVersion);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclUniqueId *uniqueId);
+        (void)static_cast<exact>(&cubind_nccl_get_unique_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGetUniqueId);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
+        (void)static_cast<exact>(&cubind_nccl_comm_init_rank_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommInitRankConfig);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
+        (void)static_cast<exact>(&cubind_nccl_comm_init_rank); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommInitRank);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t *comm, int ndev, const int *devlist);
+        (void)static_cast<exact>(&cubind_nccl_comm_init_all); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommInitAll);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_comm_finalize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommFinalize);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_comm_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommDestroy);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_comm_abort); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommAbort);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, int revokeFlags);
+        (void)static_cast<exact>(&cubind_nccl_comm_revoke); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommRevoke);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+        (void)static_cast<exact>(&cubind_nccl_comm_split); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommSplit);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+        (void)static_cast<exact>(&cubind_nccl_comm_shrink); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommShrink);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+        (void)static_cast<exact>(&cubind_nccl_comm_init_rank_scalable); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommInitRankScalable);
+    }
+    {
+        typedef const char *(*exact)(ncclResult_t result);
+        (void)static_cast<exact>(&cubind_nccl_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGetErrorString);
+    }
+    {
+        typedef const char *(*exact)(ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_get_last_error); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGetLastError);
+    }
+    {
+        typedef void (*exact)(void);
+        (void)static_cast<exact>(&cubind_nccl_reset_debug_init); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclResetDebugInit);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, ncclResult_t *asyncError);
+        (void)static_cast<exact>(&cubind_nccl_comm_get_async_error); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommGetAsyncError);
+    }
+    {
+        typedef ncclResult_t (*exact)(const ncclComm_t comm, int *count);
+        (void)static_cast<exact>(&cubind_nccl_comm_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommCount);
+    }
+    {
+        typedef ncclResult_t (*exact)(const ncclComm_t comm, int *device);
+        (void)static_cast<exact>(&cubind_nccl_comm_cu_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommCuDevice);
+    }
+    {
+        typedef ncclResult_t (*exact)(const ncclComm_t comm, int *rank);
+        (void)static_cast<exact>(&cubind_nccl_comm_user_rank); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommUserRank);
+    }
+    {
+        typedef ncclResult_t (*exact)(const ncclComm_t comm, void *buff, size_t size, void **handle);
+        (void)static_cast<exact>(&cubind_nccl_comm_register); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommRegister);
+    }
+    {
+        typedef ncclResult_t (*exact)(const ncclComm_t comm, void *handle);
+        (void)static_cast<exact>(&cubind_nccl_comm_deregister); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommDeregister);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+        (void)static_cast<exact>(&cubind_nccl_comm_window_register); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommWindowRegister);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclComm_t comm, ncclWindow_t win);
+        (void)static_cast<exact>(&cubind_nccl_comm_window_deregister); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclCommWindowDeregister);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_red_op_create_pre_mul_sum); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclRedOpCreatePreMulSum);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclRedOp_t op, ncclComm_t comm);
+        (void)static_cast<exact>(&cubind_nccl_red_op_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclRedOpDestroy);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_reduce); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclReduce);
+    }
+    {
+        typedef ncclResult_t (*exact)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_bcast); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclBcast);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_broadcast); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclBroadcast);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_all_reduce); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclAllReduce);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_reduce_scatter); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclReduceScatter);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_all_gather); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclAllGather);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_allto_all); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclAlltoAll);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_gather); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGather);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_scatter); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclScatter);
+    }
+    {
+        typedef ncclResult_t (*exact)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_send); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclSend);
+    }
+    {
+        typedef ncclResult_t (*exact)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_nccl_recv); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclRecv);
+    }
+    {
+        typedef ncclResult_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_nccl_group_start); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGroupStart);
+    }
+    {
+        typedef ncclResult_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_nccl_group_end); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGroupEnd);
+    }
+    {
+        typedef ncclResult_t (*exact)(ncclSimInfo_t *simInfo);
+        (void)static_cast<exact>(&cubind_nccl_group_simulate_end); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&ncclGroupSimulateEnd);
+    }
 }
 #endif
 

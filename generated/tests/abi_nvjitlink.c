@@ -59,20 +59,76 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&nvJitLinkVersion), __typ
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_nvjitlink_create)>(&__nvJitLinkCreate_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_destroy)>(&__nvJitLinkDestroy_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_add_data)>(&__nvJitLinkAddData_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_add_file)>(&__nvJitLinkAddFile_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_complete)>(&__nvJitLinkComplete_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_linked_cubin_size)>(&__nvJitLinkGetLinkedCubinSize_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_linked_cubin)>(&__nvJitLinkGetLinkedCubin_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_linked_ptx_size)>(&__nvJitLinkGetLinkedPtxSize_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_linked_ptx)>(&__nvJitLinkGetLinkedPtx_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_error_log_size)>(&__nvJitLinkGetErrorLogSize_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_error_log)>(&__nvJitLinkGetErrorLog_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_info_log_size)>(&__nvJitLinkGetInfoLogSize_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_get_info_log)>(&__nvJitLinkGetInfoLog_13_0);
-    (void)static_cast<decltype(&cubind_nvjitlink_version)>(&nvJitLinkVersion);
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
+        (void)static_cast<exact>(&cubind_nvjitlink_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkCreate_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle *handle);
+        (void)static_cast<exact>(&cubind_nvjitlink_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkDestroy_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+        (void)static_cast<exact>(&cubind_nvjitlink_add_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkAddData_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+        (void)static_cast<exact>(&cubind_nvjitlink_add_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkAddFile_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle);
+        (void)static_cast<exact>(&cubind_nvjitlink_complete); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkComplete_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, size_t *size);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_linked_cubin_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetLinkedCubinSize_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, void *cubin);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_linked_cubin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetLinkedCubin_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, size_t *size);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_linked_ptx_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetLinkedPtxSize_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, char *ptx);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_linked_ptx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetLinkedPtx_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, size_t *size);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_error_log_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetErrorLogSize_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, char *log);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_error_log); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetErrorLog_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, size_t *size);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_info_log_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetInfoLogSize_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(nvJitLinkHandle handle, char *log);
+        (void)static_cast<exact>(&cubind_nvjitlink_get_info_log); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&__nvJitLinkGetInfoLog_13_0);
+    }
+    {
+        typedef nvJitLinkResult (*exact)(unsigned int *major, unsigned int *minor);
+        (void)static_cast<exact>(&cubind_nvjitlink_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvJitLinkVersion);
+    }
 }
 #endif
 

@@ -79,30 +79,126 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&nvrtcSetFlowCallback), _
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_nvrtc_get_error_string)>(&nvrtcGetErrorString);
-    (void)static_cast<decltype(&cubind_nvrtc_version)>(&nvrtcVersion);
-    (void)static_cast<decltype(&cubind_nvrtc_get_num_supported_archs)>(&nvrtcGetNumSupportedArchs);
-    (void)static_cast<decltype(&cubind_nvrtc_get_supported_archs)>(&nvrtcGetSupportedArchs);
-    (void)static_cast<decltype(&cubind_nvrtc_create_program)>(&nvrtcCreateProgram);
-    (void)static_cast<decltype(&cubind_nvrtc_destroy_program)>(&nvrtcDestroyProgram);
-    (void)static_cast<decltype(&cubind_nvrtc_compile_program)>(&nvrtcCompileProgram);
-    (void)static_cast<decltype(&cubind_nvrtc_get_ptx_size)>(&nvrtcGetPTXSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_ptx)>(&nvrtcGetPTX);
-    (void)static_cast<decltype(&cubind_nvrtc_get_cubin_size)>(&nvrtcGetCUBINSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_cubin)>(&nvrtcGetCUBIN);
-    (void)static_cast<decltype(&cubind_nvrtc_get_ltoir_size)>(&nvrtcGetLTOIRSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_ltoir)>(&nvrtcGetLTOIR);
-    (void)static_cast<decltype(&cubind_nvrtc_get_opti_xir_size)>(&nvrtcGetOptiXIRSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_opti_xir)>(&nvrtcGetOptiXIR);
-    (void)static_cast<decltype(&cubind_nvrtc_get_program_log_size)>(&nvrtcGetProgramLogSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_program_log)>(&nvrtcGetProgramLog);
-    (void)static_cast<decltype(&cubind_nvrtc_add_name_expression)>(&nvrtcAddNameExpression);
-    (void)static_cast<decltype(&cubind_nvrtc_get_lowered_name)>(&nvrtcGetLoweredName);
-    (void)static_cast<decltype(&cubind_nvrtc_get_pch_heap_size)>(&nvrtcGetPCHHeapSize);
-    (void)static_cast<decltype(&cubind_nvrtc_set_pch_heap_size)>(&nvrtcSetPCHHeapSize);
-    (void)static_cast<decltype(&cubind_nvrtc_get_pch_create_status)>(&nvrtcGetPCHCreateStatus);
-    (void)static_cast<decltype(&cubind_nvrtc_get_pch_heap_size_required)>(&nvrtcGetPCHHeapSizeRequired);
-    (void)static_cast<decltype(&cubind_nvrtc_set_flow_callback)>(&nvrtcSetFlowCallback);
+    {
+        typedef const char *(*exact)(nvrtcResult result);
+        (void)static_cast<exact>(&cubind_nvrtc_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetErrorString);
+    }
+    {
+        typedef nvrtcResult (*exact)(int *major, int *minor);
+        (void)static_cast<exact>(&cubind_nvrtc_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcVersion);
+    }
+    {
+        typedef nvrtcResult (*exact)(int *numArchs);
+        (void)static_cast<exact>(&cubind_nvrtc_get_num_supported_archs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetNumSupportedArchs);
+    }
+    {
+        typedef nvrtcResult (*exact)(int *supportedArchs);
+        (void)static_cast<exact>(&cubind_nvrtc_get_supported_archs); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetSupportedArchs);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+        (void)static_cast<exact>(&cubind_nvrtc_create_program); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcCreateProgram);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram *prog);
+        (void)static_cast<exact>(&cubind_nvrtc_destroy_program); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcDestroyProgram);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, int numOptions, const char *const *options);
+        (void)static_cast<exact>(&cubind_nvrtc_compile_program); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcCompileProgram);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *ptxSizeRet);
+        (void)static_cast<exact>(&cubind_nvrtc_get_ptx_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetPTXSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, char *ptx);
+        (void)static_cast<exact>(&cubind_nvrtc_get_ptx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetPTX);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *cubinSizeRet);
+        (void)static_cast<exact>(&cubind_nvrtc_get_cubin_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetCUBINSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, char *cubin);
+        (void)static_cast<exact>(&cubind_nvrtc_get_cubin); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetCUBIN);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *LTOIRSizeRet);
+        (void)static_cast<exact>(&cubind_nvrtc_get_ltoir_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetLTOIRSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, char *LTOIR);
+        (void)static_cast<exact>(&cubind_nvrtc_get_ltoir); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetLTOIR);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *optixirSizeRet);
+        (void)static_cast<exact>(&cubind_nvrtc_get_opti_xir_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetOptiXIRSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, char *optixir);
+        (void)static_cast<exact>(&cubind_nvrtc_get_opti_xir); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetOptiXIR);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *logSizeRet);
+        (void)static_cast<exact>(&cubind_nvrtc_get_program_log_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetProgramLogSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, char *log);
+        (void)static_cast<exact>(&cubind_nvrtc_get_program_log); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetProgramLog);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, const char *const name_expression);
+        (void)static_cast<exact>(&cubind_nvrtc_add_name_expression); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcAddNameExpression);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+        (void)static_cast<exact>(&cubind_nvrtc_get_lowered_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetLoweredName);
+    }
+    {
+        typedef nvrtcResult (*exact)(size_t *ret);
+        (void)static_cast<exact>(&cubind_nvrtc_get_pch_heap_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetPCHHeapSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(size_t size);
+        (void)static_cast<exact>(&cubind_nvrtc_set_pch_heap_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcSetPCHHeapSize);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog);
+        (void)static_cast<exact>(&cubind_nvrtc_get_pch_create_status); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetPCHCreateStatus);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, size_t *size);
+        (void)static_cast<exact>(&cubind_nvrtc_get_pch_heap_size_required); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcGetPCHHeapSizeRequired);
+    }
+    {
+        typedef nvrtcResult (*exact)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+        (void)static_cast<exact>(&cubind_nvrtc_set_flow_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&nvrtcSetFlowCallback);
+    }
 }
 #endif
 

@@ -651,316 +651,1556 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cudaGetKernel), __typeof
 /* An exact-match conversion: also picks the extern "C" function out of NVIDIA's C++ overloads. */
 static void check_function_types(void)
 {
-    (void)static_cast<decltype(&cubind_runtime_device_reset)>(&cudaDeviceReset);
-    (void)static_cast<decltype(&cubind_runtime_device_synchronize)>(&cudaDeviceSynchronize);
-    (void)static_cast<decltype(&cubind_runtime_device_set_limit)>(&cudaDeviceSetLimit);
-    (void)static_cast<decltype(&cubind_runtime_device_get_limit)>(&cudaDeviceGetLimit);
-    (void)static_cast<decltype(&cubind_runtime_device_get_texture1_d_linear_max_width)>(&cudaDeviceGetTexture1DLinearMaxWidth);
-    (void)static_cast<decltype(&cubind_runtime_device_get_cache_config)>(&cudaDeviceGetCacheConfig);
-    (void)static_cast<decltype(&cubind_runtime_device_get_stream_priority_range)>(&cudaDeviceGetStreamPriorityRange);
-    (void)static_cast<decltype(&cubind_runtime_device_set_cache_config)>(&cudaDeviceSetCacheConfig);
-    (void)static_cast<decltype(&cubind_runtime_device_get_by_pci_bus_id)>(&cudaDeviceGetByPCIBusId);
-    (void)static_cast<decltype(&cubind_runtime_device_get_pci_bus_id)>(&cudaDeviceGetPCIBusId);
-    (void)static_cast<decltype(&cubind_runtime_ipc_get_event_handle)>(&cudaIpcGetEventHandle);
-    (void)static_cast<decltype(&cubind_runtime_ipc_open_event_handle)>(&cudaIpcOpenEventHandle);
-    (void)static_cast<decltype(&cubind_runtime_ipc_get_mem_handle)>(&cudaIpcGetMemHandle);
-    (void)static_cast<decltype(&cubind_runtime_ipc_open_mem_handle)>(&cudaIpcOpenMemHandle);
-    (void)static_cast<decltype(&cubind_runtime_ipc_close_mem_handle)>(&cudaIpcCloseMemHandle);
-    (void)static_cast<decltype(&cubind_runtime_device_flush_gpu_direct_rdma_writes)>(&cudaDeviceFlushGPUDirectRDMAWrites);
-    (void)static_cast<decltype(&cubind_runtime_device_register_async_notification)>(&cudaDeviceRegisterAsyncNotification);
-    (void)static_cast<decltype(&cubind_runtime_device_unregister_async_notification)>(&cudaDeviceUnregisterAsyncNotification);
-    (void)static_cast<decltype(&cubind_runtime_device_get_shared_mem_config)>(&cudaDeviceGetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_runtime_device_set_shared_mem_config)>(&cudaDeviceSetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_runtime_get_last_error)>(&cudaGetLastError);
-    (void)static_cast<decltype(&cubind_runtime_peek_at_last_error)>(&cudaPeekAtLastError);
-    (void)static_cast<decltype(&cubind_runtime_get_error_name)>(&cudaGetErrorName);
-    (void)static_cast<decltype(&cubind_runtime_get_error_string)>(&cudaGetErrorString);
-    (void)static_cast<decltype(&cubind_runtime_get_device_count)>(&cudaGetDeviceCount);
-    (void)static_cast<decltype(&cubind_runtime_get_device_properties)>(&cudaGetDeviceProperties);
-    (void)static_cast<decltype(&cubind_runtime_device_get_attribute)>(&cudaDeviceGetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_device_get_host_atomic_capabilities)>(&cudaDeviceGetHostAtomicCapabilities);
-    (void)static_cast<decltype(&cubind_runtime_device_get_default_mem_pool)>(&cudaDeviceGetDefaultMemPool);
-    (void)static_cast<decltype(&cubind_runtime_device_set_mem_pool)>(&cudaDeviceSetMemPool);
-    (void)static_cast<decltype(&cubind_runtime_device_get_mem_pool)>(&cudaDeviceGetMemPool);
-    (void)static_cast<decltype(&cubind_runtime_device_get_nv_sci_sync_attributes)>(&cudaDeviceGetNvSciSyncAttributes);
-    (void)static_cast<decltype(&cubind_runtime_device_get_p2p_attribute)>(&cudaDeviceGetP2PAttribute);
-    (void)static_cast<decltype(&cubind_runtime_device_get_p2p_atomic_capabilities)>(&cudaDeviceGetP2PAtomicCapabilities);
-    (void)static_cast<decltype(&cubind_runtime_choose_device)>(&cudaChooseDevice);
-    (void)static_cast<decltype(&cubind_runtime_init_device)>(&cudaInitDevice);
-    (void)static_cast<decltype(&cubind_runtime_set_device)>(&cudaSetDevice);
-    (void)static_cast<decltype(&cubind_runtime_get_device)>(&cudaGetDevice);
-    (void)static_cast<decltype(&cubind_runtime_set_valid_devices)>(&cudaSetValidDevices);
-    (void)static_cast<decltype(&cubind_runtime_set_device_flags)>(&cudaSetDeviceFlags);
-    (void)static_cast<decltype(&cubind_runtime_get_device_flags)>(&cudaGetDeviceFlags);
-    (void)static_cast<decltype(&cubind_runtime_stream_create)>(&cudaStreamCreate);
-    (void)static_cast<decltype(&cubind_runtime_stream_create_with_flags)>(&cudaStreamCreateWithFlags);
-    (void)static_cast<decltype(&cubind_runtime_stream_create_with_priority)>(&cudaStreamCreateWithPriority);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_priority)>(&cudaStreamGetPriority);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_flags)>(&cudaStreamGetFlags);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_id)>(&cudaStreamGetId);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_device)>(&cudaStreamGetDevice);
-    (void)static_cast<decltype(&cubind_runtime_ctx_reset_persisting_l2cache)>(&cudaCtxResetPersistingL2Cache);
-    (void)static_cast<decltype(&cubind_runtime_stream_copy_attributes)>(&cudaStreamCopyAttributes);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_attribute)>(&cudaStreamGetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_stream_set_attribute)>(&cudaStreamSetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_stream_destroy)>(&cudaStreamDestroy);
-    (void)static_cast<decltype(&cubind_runtime_stream_wait_event)>(&cudaStreamWaitEvent);
-    (void)static_cast<decltype(&cubind_runtime_stream_add_callback)>(&cudaStreamAddCallback);
-    (void)static_cast<decltype(&cubind_runtime_stream_synchronize)>(&cudaStreamSynchronize);
-    (void)static_cast<decltype(&cubind_runtime_stream_query)>(&cudaStreamQuery);
-    (void)static_cast<decltype(&cubind_runtime_stream_attach_mem_async)>(&cudaStreamAttachMemAsync);
-    (void)static_cast<decltype(&cubind_runtime_stream_begin_capture)>(&cudaStreamBeginCapture);
-    (void)static_cast<decltype(&cubind_runtime_stream_begin_capture_to_graph)>(&cudaStreamBeginCaptureToGraph);
-    (void)static_cast<decltype(&cubind_runtime_thread_exchange_stream_capture_mode)>(&cudaThreadExchangeStreamCaptureMode);
-    (void)static_cast<decltype(&cubind_runtime_stream_end_capture)>(&cudaStreamEndCapture);
-    (void)static_cast<decltype(&cubind_runtime_stream_is_capturing)>(&cudaStreamIsCapturing);
-    (void)static_cast<decltype(&cubind_runtime_stream_get_capture_info)>(&cudaStreamGetCaptureInfo);
-    (void)static_cast<decltype(&cubind_runtime_stream_update_capture_dependencies)>(&cudaStreamUpdateCaptureDependencies);
-    (void)static_cast<decltype(&cubind_runtime_event_create)>(&cudaEventCreate);
-    (void)static_cast<decltype(&cubind_runtime_event_create_with_flags)>(&cudaEventCreateWithFlags);
-    (void)static_cast<decltype(&cubind_runtime_event_record)>(&cudaEventRecord);
-    (void)static_cast<decltype(&cubind_runtime_event_record_with_flags)>(&cudaEventRecordWithFlags);
-    (void)static_cast<decltype(&cubind_runtime_event_query)>(&cudaEventQuery);
-    (void)static_cast<decltype(&cubind_runtime_event_synchronize)>(&cudaEventSynchronize);
-    (void)static_cast<decltype(&cubind_runtime_event_destroy)>(&cudaEventDestroy);
-    (void)static_cast<decltype(&cubind_runtime_event_elapsed_time)>(&cudaEventElapsedTime);
-    (void)static_cast<decltype(&cubind_runtime_import_external_memory)>(&cudaImportExternalMemory);
-    (void)static_cast<decltype(&cubind_runtime_external_memory_get_mapped_buffer)>(&cudaExternalMemoryGetMappedBuffer);
-    (void)static_cast<decltype(&cubind_runtime_external_memory_get_mapped_mipmapped_array)>(&cudaExternalMemoryGetMappedMipmappedArray);
-    (void)static_cast<decltype(&cubind_runtime_destroy_external_memory)>(&cudaDestroyExternalMemory);
-    (void)static_cast<decltype(&cubind_runtime_import_external_semaphore)>(&cudaImportExternalSemaphore);
-    (void)static_cast<decltype(&cubind_runtime_signal_external_semaphores_async)>(&cudaSignalExternalSemaphoresAsync);
-    (void)static_cast<decltype(&cubind_runtime_wait_external_semaphores_async)>(&cudaWaitExternalSemaphoresAsync);
-    (void)static_cast<decltype(&cubind_runtime_destroy_external_semaphore)>(&cudaDestroyExternalSemaphore);
-    (void)static_cast<decltype(&cubind_runtime_launch_kernel)>(&cudaLaunchKernel);
-    (void)static_cast<decltype(&cubind_runtime_launch_kernel_ex_c)>(&cudaLaunchKernelExC);
-    (void)static_cast<decltype(&cubind_runtime_launch_cooperative_kernel)>(&cudaLaunchCooperativeKernel);
-    (void)static_cast<decltype(&cubind_runtime_func_set_cache_config)>(&cudaFuncSetCacheConfig);
-    (void)static_cast<decltype(&cubind_runtime_func_get_attributes)>(&cudaFuncGetAttributes);
-    (void)static_cast<decltype(&cubind_runtime_func_set_attribute)>(&cudaFuncSetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_func_get_name)>(&cudaFuncGetName);
-    (void)static_cast<decltype(&cubind_runtime_func_get_param_info)>(&cudaFuncGetParamInfo);
-    (void)static_cast<decltype(&cubind_runtime_launch_host_func)>(&cudaLaunchHostFunc);
-    (void)static_cast<decltype(&cubind_runtime_func_set_shared_mem_config)>(&cudaFuncSetSharedMemConfig);
-    (void)static_cast<decltype(&cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)>(&cudaOccupancyMaxActiveBlocksPerMultiprocessor);
-    (void)static_cast<decltype(&cubind_runtime_occupancy_available_dynamic_s_mem_per_block)>(&cudaOccupancyAvailableDynamicSMemPerBlock);
-    (void)static_cast<decltype(&cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)>(&cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    (void)static_cast<decltype(&cubind_runtime_occupancy_max_potential_cluster_size)>(&cudaOccupancyMaxPotentialClusterSize);
-    (void)static_cast<decltype(&cubind_runtime_occupancy_max_active_clusters)>(&cudaOccupancyMaxActiveClusters);
-    (void)static_cast<decltype(&cubind_runtime_malloc_managed)>(&cudaMallocManaged);
-    (void)static_cast<decltype(&cubind_runtime_malloc)>(&cudaMalloc);
-    (void)static_cast<decltype(&cubind_runtime_malloc_host)>(&cudaMallocHost);
-    (void)static_cast<decltype(&cubind_runtime_malloc_pitch)>(&cudaMallocPitch);
-    (void)static_cast<decltype(&cubind_runtime_malloc_array)>(&cudaMallocArray);
-    (void)static_cast<decltype(&cubind_runtime_free)>(&cudaFree);
-    (void)static_cast<decltype(&cubind_runtime_free_host)>(&cudaFreeHost);
-    (void)static_cast<decltype(&cubind_runtime_free_array)>(&cudaFreeArray);
-    (void)static_cast<decltype(&cubind_runtime_free_mipmapped_array)>(&cudaFreeMipmappedArray);
-    (void)static_cast<decltype(&cubind_runtime_host_alloc)>(&cudaHostAlloc);
-    (void)static_cast<decltype(&cubind_runtime_host_register)>(&cudaHostRegister);
-    (void)static_cast<decltype(&cubind_runtime_host_unregister)>(&cudaHostUnregister);
-    (void)static_cast<decltype(&cubind_runtime_host_get_device_pointer)>(&cudaHostGetDevicePointer);
-    (void)static_cast<decltype(&cubind_runtime_host_get_flags)>(&cudaHostGetFlags);
-    (void)static_cast<decltype(&cubind_runtime_malloc3_d)>(&cudaMalloc3D);
-    (void)static_cast<decltype(&cubind_runtime_malloc3_d_array)>(&cudaMalloc3DArray);
-    (void)static_cast<decltype(&cubind_runtime_malloc_mipmapped_array)>(&cudaMallocMipmappedArray);
-    (void)static_cast<decltype(&cubind_runtime_get_mipmapped_array_level)>(&cudaGetMipmappedArrayLevel);
-    (void)static_cast<decltype(&cubind_runtime_memcpy3_d)>(&cudaMemcpy3D);
-    (void)static_cast<decltype(&cubind_runtime_memcpy3_d_peer)>(&cudaMemcpy3DPeer);
-    (void)static_cast<decltype(&cubind_runtime_memcpy3_d_async)>(&cudaMemcpy3DAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy3_d_peer_async)>(&cudaMemcpy3DPeerAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_get_info)>(&cudaMemGetInfo);
-    (void)static_cast<decltype(&cubind_runtime_array_get_info)>(&cudaArrayGetInfo);
-    (void)static_cast<decltype(&cubind_runtime_array_get_plane)>(&cudaArrayGetPlane);
-    (void)static_cast<decltype(&cubind_runtime_array_get_memory_requirements)>(&cudaArrayGetMemoryRequirements);
-    (void)static_cast<decltype(&cubind_runtime_mipmapped_array_get_memory_requirements)>(&cudaMipmappedArrayGetMemoryRequirements);
-    (void)static_cast<decltype(&cubind_runtime_array_get_sparse_properties)>(&cudaArrayGetSparseProperties);
-    (void)static_cast<decltype(&cubind_runtime_mipmapped_array_get_sparse_properties)>(&cudaMipmappedArrayGetSparseProperties);
-    (void)static_cast<decltype(&cubind_runtime_memcpy)>(&cudaMemcpy);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_peer)>(&cudaMemcpyPeer);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d)>(&cudaMemcpy2D);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_to_array)>(&cudaMemcpy2DToArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_from_array)>(&cudaMemcpy2DFromArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_array_to_array)>(&cudaMemcpy2DArrayToArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_to_symbol)>(&cudaMemcpyToSymbol);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_from_symbol)>(&cudaMemcpyFromSymbol);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_async)>(&cudaMemcpyAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_peer_async)>(&cudaMemcpyPeerAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_batch_async)>(&cudaMemcpyBatchAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy3_d_batch_async)>(&cudaMemcpy3DBatchAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_async)>(&cudaMemcpy2DAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_to_array_async)>(&cudaMemcpy2DToArrayAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy2_d_from_array_async)>(&cudaMemcpy2DFromArrayAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_to_symbol_async)>(&cudaMemcpyToSymbolAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_from_symbol_async)>(&cudaMemcpyFromSymbolAsync);
-    (void)static_cast<decltype(&cubind_runtime_memset)>(&cudaMemset);
-    (void)static_cast<decltype(&cubind_runtime_memset2_d)>(&cudaMemset2D);
-    (void)static_cast<decltype(&cubind_runtime_memset3_d)>(&cudaMemset3D);
-    (void)static_cast<decltype(&cubind_runtime_memset_async)>(&cudaMemsetAsync);
-    (void)static_cast<decltype(&cubind_runtime_memset2_d_async)>(&cudaMemset2DAsync);
-    (void)static_cast<decltype(&cubind_runtime_memset3_d_async)>(&cudaMemset3DAsync);
-    (void)static_cast<decltype(&cubind_runtime_get_symbol_address)>(&cudaGetSymbolAddress);
-    (void)static_cast<decltype(&cubind_runtime_get_symbol_size)>(&cudaGetSymbolSize);
-    (void)static_cast<decltype(&cubind_runtime_mem_prefetch_async)>(&cudaMemPrefetchAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_prefetch_batch_async)>(&cudaMemPrefetchBatchAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_discard_batch_async)>(&cudaMemDiscardBatchAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_discard_and_prefetch_batch_async)>(&cudaMemDiscardAndPrefetchBatchAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_advise)>(&cudaMemAdvise);
-    (void)static_cast<decltype(&cubind_runtime_mem_range_get_attribute)>(&cudaMemRangeGetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_mem_range_get_attributes)>(&cudaMemRangeGetAttributes);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_to_array)>(&cudaMemcpyToArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_from_array)>(&cudaMemcpyFromArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_array_to_array)>(&cudaMemcpyArrayToArray);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_to_array_async)>(&cudaMemcpyToArrayAsync);
-    (void)static_cast<decltype(&cubind_runtime_memcpy_from_array_async)>(&cudaMemcpyFromArrayAsync);
-    (void)static_cast<decltype(&cubind_runtime_malloc_async)>(&cudaMallocAsync);
-    (void)static_cast<decltype(&cubind_runtime_free_async)>(&cudaFreeAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_trim_to)>(&cudaMemPoolTrimTo);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_set_attribute)>(&cudaMemPoolSetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_get_attribute)>(&cudaMemPoolGetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_set_access)>(&cudaMemPoolSetAccess);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_get_access)>(&cudaMemPoolGetAccess);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_create)>(&cudaMemPoolCreate);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_destroy)>(&cudaMemPoolDestroy);
-    (void)static_cast<decltype(&cubind_runtime_mem_get_default_mem_pool)>(&cudaMemGetDefaultMemPool);
-    (void)static_cast<decltype(&cubind_runtime_mem_get_mem_pool)>(&cudaMemGetMemPool);
-    (void)static_cast<decltype(&cubind_runtime_mem_set_mem_pool)>(&cudaMemSetMemPool);
-    (void)static_cast<decltype(&cubind_runtime_malloc_from_pool_async)>(&cudaMallocFromPoolAsync);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_export_to_shareable_handle)>(&cudaMemPoolExportToShareableHandle);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_import_from_shareable_handle)>(&cudaMemPoolImportFromShareableHandle);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_export_pointer)>(&cudaMemPoolExportPointer);
-    (void)static_cast<decltype(&cubind_runtime_mem_pool_import_pointer)>(&cudaMemPoolImportPointer);
-    (void)static_cast<decltype(&cubind_runtime_pointer_get_attributes)>(&cudaPointerGetAttributes);
-    (void)static_cast<decltype(&cubind_runtime_device_can_access_peer)>(&cudaDeviceCanAccessPeer);
-    (void)static_cast<decltype(&cubind_runtime_device_enable_peer_access)>(&cudaDeviceEnablePeerAccess);
-    (void)static_cast<decltype(&cubind_runtime_device_disable_peer_access)>(&cudaDeviceDisablePeerAccess);
-    (void)static_cast<decltype(&cubind_runtime_graphics_unregister_resource)>(&cudaGraphicsUnregisterResource);
-    (void)static_cast<decltype(&cubind_runtime_graphics_resource_set_map_flags)>(&cudaGraphicsResourceSetMapFlags);
-    (void)static_cast<decltype(&cubind_runtime_graphics_map_resources)>(&cudaGraphicsMapResources);
-    (void)static_cast<decltype(&cubind_runtime_graphics_unmap_resources)>(&cudaGraphicsUnmapResources);
-    (void)static_cast<decltype(&cubind_runtime_graphics_resource_get_mapped_pointer)>(&cudaGraphicsResourceGetMappedPointer);
-    (void)static_cast<decltype(&cubind_runtime_graphics_sub_resource_get_mapped_array)>(&cudaGraphicsSubResourceGetMappedArray);
-    (void)static_cast<decltype(&cubind_runtime_graphics_resource_get_mapped_mipmapped_array)>(&cudaGraphicsResourceGetMappedMipmappedArray);
-    (void)static_cast<decltype(&cubind_runtime_get_channel_desc)>(&cudaGetChannelDesc);
-    (void)static_cast<decltype(&cubind_runtime_create_channel_desc)>(&cudaCreateChannelDesc);
-    (void)static_cast<decltype(&cubind_runtime_create_texture_object)>(&cudaCreateTextureObject);
-    (void)static_cast<decltype(&cubind_runtime_destroy_texture_object)>(&cudaDestroyTextureObject);
-    (void)static_cast<decltype(&cubind_runtime_get_texture_object_resource_desc)>(&cudaGetTextureObjectResourceDesc);
-    (void)static_cast<decltype(&cubind_runtime_get_texture_object_texture_desc)>(&cudaGetTextureObjectTextureDesc);
-    (void)static_cast<decltype(&cubind_runtime_get_texture_object_resource_view_desc)>(&cudaGetTextureObjectResourceViewDesc);
-    (void)static_cast<decltype(&cubind_runtime_create_surface_object)>(&cudaCreateSurfaceObject);
-    (void)static_cast<decltype(&cubind_runtime_destroy_surface_object)>(&cudaDestroySurfaceObject);
-    (void)static_cast<decltype(&cubind_runtime_get_surface_object_resource_desc)>(&cudaGetSurfaceObjectResourceDesc);
-    (void)static_cast<decltype(&cubind_runtime_driver_get_version)>(&cudaDriverGetVersion);
-    (void)static_cast<decltype(&cubind_runtime_runtime_get_version)>(&cudaRuntimeGetVersion);
-    (void)static_cast<decltype(&cubind_runtime_logs_register_callback)>(&cudaLogsRegisterCallback);
-    (void)static_cast<decltype(&cubind_runtime_logs_unregister_callback)>(&cudaLogsUnregisterCallback);
-    (void)static_cast<decltype(&cubind_runtime_logs_current)>(&cudaLogsCurrent);
-    (void)static_cast<decltype(&cubind_runtime_logs_dump_to_file)>(&cudaLogsDumpToFile);
-    (void)static_cast<decltype(&cubind_runtime_logs_dump_to_memory)>(&cudaLogsDumpToMemory);
-    (void)static_cast<decltype(&cubind_runtime_graph_create)>(&cudaGraphCreate);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_kernel_node)>(&cudaGraphAddKernelNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_kernel_node_get_params)>(&cudaGraphKernelNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_kernel_node_set_params)>(&cudaGraphKernelNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_kernel_node_copy_attributes)>(&cudaGraphKernelNodeCopyAttributes);
-    (void)static_cast<decltype(&cubind_runtime_graph_kernel_node_get_attribute)>(&cudaGraphKernelNodeGetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_graph_kernel_node_set_attribute)>(&cudaGraphKernelNodeSetAttribute);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_memcpy_node)>(&cudaGraphAddMemcpyNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_memcpy_node_to_symbol)>(&cudaGraphAddMemcpyNodeToSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_memcpy_node_from_symbol)>(&cudaGraphAddMemcpyNodeFromSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_memcpy_node1_d)>(&cudaGraphAddMemcpyNode1D);
-    (void)static_cast<decltype(&cubind_runtime_graph_memcpy_node_get_params)>(&cudaGraphMemcpyNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_memcpy_node_set_params)>(&cudaGraphMemcpyNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_memcpy_node_set_params_to_symbol)>(&cudaGraphMemcpyNodeSetParamsToSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_memcpy_node_set_params_from_symbol)>(&cudaGraphMemcpyNodeSetParamsFromSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_memcpy_node_set_params1_d)>(&cudaGraphMemcpyNodeSetParams1D);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_memset_node)>(&cudaGraphAddMemsetNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_memset_node_get_params)>(&cudaGraphMemsetNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_memset_node_set_params)>(&cudaGraphMemsetNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_host_node)>(&cudaGraphAddHostNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_host_node_get_params)>(&cudaGraphHostNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_host_node_set_params)>(&cudaGraphHostNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_child_graph_node)>(&cudaGraphAddChildGraphNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_child_graph_node_get_graph)>(&cudaGraphChildGraphNodeGetGraph);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_empty_node)>(&cudaGraphAddEmptyNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_event_record_node)>(&cudaGraphAddEventRecordNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_event_record_node_get_event)>(&cudaGraphEventRecordNodeGetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_event_record_node_set_event)>(&cudaGraphEventRecordNodeSetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_event_wait_node)>(&cudaGraphAddEventWaitNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_event_wait_node_get_event)>(&cudaGraphEventWaitNodeGetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_event_wait_node_set_event)>(&cudaGraphEventWaitNodeSetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_external_semaphores_signal_node)>(&cudaGraphAddExternalSemaphoresSignalNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_external_semaphores_signal_node_get_params)>(&cudaGraphExternalSemaphoresSignalNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_external_semaphores_signal_node_set_params)>(&cudaGraphExternalSemaphoresSignalNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_external_semaphores_wait_node)>(&cudaGraphAddExternalSemaphoresWaitNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_external_semaphores_wait_node_get_params)>(&cudaGraphExternalSemaphoresWaitNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_external_semaphores_wait_node_set_params)>(&cudaGraphExternalSemaphoresWaitNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_mem_alloc_node)>(&cudaGraphAddMemAllocNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_mem_alloc_node_get_params)>(&cudaGraphMemAllocNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_mem_free_node)>(&cudaGraphAddMemFreeNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_mem_free_node_get_params)>(&cudaGraphMemFreeNodeGetParams);
-    (void)static_cast<decltype(&cubind_runtime_device_graph_mem_trim)>(&cudaDeviceGraphMemTrim);
-    (void)static_cast<decltype(&cubind_runtime_device_get_graph_mem_attribute)>(&cudaDeviceGetGraphMemAttribute);
-    (void)static_cast<decltype(&cubind_runtime_device_set_graph_mem_attribute)>(&cudaDeviceSetGraphMemAttribute);
-    (void)static_cast<decltype(&cubind_runtime_graph_clone)>(&cudaGraphClone);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_find_in_clone)>(&cudaGraphNodeFindInClone);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_get_type)>(&cudaGraphNodeGetType);
-    (void)static_cast<decltype(&cubind_runtime_graph_get_nodes)>(&cudaGraphGetNodes);
-    (void)static_cast<decltype(&cubind_runtime_graph_get_root_nodes)>(&cudaGraphGetRootNodes);
-    (void)static_cast<decltype(&cubind_runtime_graph_get_edges)>(&cudaGraphGetEdges);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_get_dependencies)>(&cudaGraphNodeGetDependencies);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_get_dependent_nodes)>(&cudaGraphNodeGetDependentNodes);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_dependencies)>(&cudaGraphAddDependencies);
-    (void)static_cast<decltype(&cubind_runtime_graph_remove_dependencies)>(&cudaGraphRemoveDependencies);
-    (void)static_cast<decltype(&cubind_runtime_graph_destroy_node)>(&cudaGraphDestroyNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_instantiate)>(&cudaGraphInstantiate);
-    (void)static_cast<decltype(&cubind_runtime_graph_instantiate_with_flags)>(&cudaGraphInstantiateWithFlags);
-    (void)static_cast<decltype(&cubind_runtime_graph_instantiate_with_params)>(&cudaGraphInstantiateWithParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_get_flags)>(&cudaGraphExecGetFlags);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_kernel_node_set_params)>(&cudaGraphExecKernelNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_memcpy_node_set_params)>(&cudaGraphExecMemcpyNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol)>(&cudaGraphExecMemcpyNodeSetParamsToSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol)>(&cudaGraphExecMemcpyNodeSetParamsFromSymbol);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_memcpy_node_set_params1_d)>(&cudaGraphExecMemcpyNodeSetParams1D);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_memset_node_set_params)>(&cudaGraphExecMemsetNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_host_node_set_params)>(&cudaGraphExecHostNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_child_graph_node_set_params)>(&cudaGraphExecChildGraphNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_event_record_node_set_event)>(&cudaGraphExecEventRecordNodeSetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_event_wait_node_set_event)>(&cudaGraphExecEventWaitNodeSetEvent);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_external_semaphores_signal_node_set_params)>(&cudaGraphExecExternalSemaphoresSignalNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_external_semaphores_wait_node_set_params)>(&cudaGraphExecExternalSemaphoresWaitNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_set_enabled)>(&cudaGraphNodeSetEnabled);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_get_enabled)>(&cudaGraphNodeGetEnabled);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_update)>(&cudaGraphExecUpdate);
-    (void)static_cast<decltype(&cubind_runtime_graph_upload)>(&cudaGraphUpload);
-    (void)static_cast<decltype(&cubind_runtime_graph_launch)>(&cudaGraphLaunch);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_destroy)>(&cudaGraphExecDestroy);
-    (void)static_cast<decltype(&cubind_runtime_graph_destroy)>(&cudaGraphDestroy);
-    (void)static_cast<decltype(&cubind_runtime_graph_debug_dot_print)>(&cudaGraphDebugDotPrint);
-    (void)static_cast<decltype(&cubind_runtime_user_object_create)>(&cudaUserObjectCreate);
-    (void)static_cast<decltype(&cubind_runtime_user_object_retain)>(&cudaUserObjectRetain);
-    (void)static_cast<decltype(&cubind_runtime_user_object_release)>(&cudaUserObjectRelease);
-    (void)static_cast<decltype(&cubind_runtime_graph_retain_user_object)>(&cudaGraphRetainUserObject);
-    (void)static_cast<decltype(&cubind_runtime_graph_release_user_object)>(&cudaGraphReleaseUserObject);
-    (void)static_cast<decltype(&cubind_runtime_graph_add_node)>(&cudaGraphAddNode);
-    (void)static_cast<decltype(&cubind_runtime_graph_node_set_params)>(&cudaGraphNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_exec_node_set_params)>(&cudaGraphExecNodeSetParams);
-    (void)static_cast<decltype(&cubind_runtime_graph_conditional_handle_create)>(&cudaGraphConditionalHandleCreate);
-    (void)static_cast<decltype(&cubind_runtime_get_driver_entry_point)>(&cudaGetDriverEntryPoint);
-    (void)static_cast<decltype(&cubind_runtime_get_driver_entry_point_by_version)>(&cudaGetDriverEntryPointByVersion);
-    (void)static_cast<decltype(&cubind_runtime_library_load_data)>(&cudaLibraryLoadData);
-    (void)static_cast<decltype(&cubind_runtime_library_load_from_file)>(&cudaLibraryLoadFromFile);
-    (void)static_cast<decltype(&cubind_runtime_library_unload)>(&cudaLibraryUnload);
-    (void)static_cast<decltype(&cubind_runtime_library_get_kernel)>(&cudaLibraryGetKernel);
-    (void)static_cast<decltype(&cubind_runtime_library_get_global)>(&cudaLibraryGetGlobal);
-    (void)static_cast<decltype(&cubind_runtime_library_get_managed)>(&cudaLibraryGetManaged);
-    (void)static_cast<decltype(&cubind_runtime_library_get_unified_function)>(&cudaLibraryGetUnifiedFunction);
-    (void)static_cast<decltype(&cubind_runtime_library_get_kernel_count)>(&cudaLibraryGetKernelCount);
-    (void)static_cast<decltype(&cubind_runtime_library_enumerate_kernels)>(&cudaLibraryEnumerateKernels);
-    (void)static_cast<decltype(&cubind_runtime_kernel_set_attribute_for_device)>(&cudaKernelSetAttributeForDevice);
-    (void)static_cast<decltype(&cubind_runtime_get_export_table)>(&cudaGetExportTable);
-    (void)static_cast<decltype(&cubind_runtime_get_func_by_symbol)>(&cudaGetFuncBySymbol);
-    (void)static_cast<decltype(&cubind_runtime_get_kernel)>(&cudaGetKernel);
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_device_reset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceReset);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_device_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSynchronize);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaLimit limit, size_t value);
+        (void)static_cast<exact>(&cubind_runtime_device_set_limit); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSetLimit);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t *pValue, enum cudaLimit limit);
+        (void)static_cast<exact>(&cubind_runtime_device_get_limit); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetLimit);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_texture1_d_linear_max_width); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetTexture1DLinearMaxWidth);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaFuncCache *pCacheConfig);
+        (void)static_cast<exact>(&cubind_runtime_device_get_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetCacheConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(int *leastPriority, int *greatestPriority);
+        (void)static_cast<exact>(&cubind_runtime_device_get_stream_priority_range); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetStreamPriorityRange);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaFuncCache cacheConfig);
+        (void)static_cast<exact>(&cubind_runtime_device_set_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSetCacheConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(int *device, const char *pciBusId);
+        (void)static_cast<exact>(&cubind_runtime_device_get_by_pci_bus_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetByPCIBusId);
+    }
+    {
+        typedef cudaError_t (*exact)(char *pciBusId, int len, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_pci_bus_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetPCIBusId);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaIpcEventHandle_t *handle, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_ipc_get_event_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaIpcGetEventHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t *event, cudaIpcEventHandle_t handle);
+        (void)static_cast<exact>(&cubind_runtime_ipc_open_event_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaIpcOpenEventHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaIpcMemHandle_t *handle, void *devPtr);
+        (void)static_cast<exact>(&cubind_runtime_ipc_get_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaIpcGetMemHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_ipc_open_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaIpcOpenMemHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr);
+        (void)static_cast<exact>(&cubind_runtime_ipc_close_mem_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaIpcCloseMemHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope);
+        (void)static_cast<exact>(&cubind_runtime_device_flush_gpu_direct_rdma_writes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceFlushGPUDirectRDMAWrites);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback);
+        (void)static_cast<exact>(&cubind_runtime_device_register_async_notification); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceRegisterAsyncNotification);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, cudaAsyncCallbackHandle_t callback);
+        (void)static_cast<exact>(&cubind_runtime_device_unregister_async_notification); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceUnregisterAsyncNotification);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaSharedMemConfig *pConfig);
+        (void)static_cast<exact>(&cubind_runtime_device_get_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetSharedMemConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaSharedMemConfig config);
+        (void)static_cast<exact>(&cubind_runtime_device_set_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSetSharedMemConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_get_last_error); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetLastError);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_peek_at_last_error); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaPeekAtLastError);
+    }
+    {
+        typedef const char *(*exact)(cudaError_t error);
+        (void)static_cast<exact>(&cubind_runtime_get_error_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetErrorName);
+    }
+    {
+        typedef const char *(*exact)(cudaError_t error);
+        (void)static_cast<exact>(&cubind_runtime_get_error_string); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetErrorString);
+    }
+    {
+        typedef cudaError_t (*exact)(int *count);
+        (void)static_cast<exact>(&cubind_runtime_get_device_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDeviceCount);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaDeviceProp *prop, int device);
+        (void)static_cast<exact>(&cubind_runtime_get_device_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDeviceProperties);
+    }
+    {
+        typedef cudaError_t (*exact)(int *value, enum cudaDeviceAttr attr, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_host_atomic_capabilities); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetHostAtomicCapabilities);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_default_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetDefaultMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, cudaMemPool_t memPool);
+        (void)static_cast<exact>(&cubind_runtime_device_set_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSetMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, int device);
+        (void)static_cast<exact>(&cubind_runtime_device_get_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(void *nvSciSyncAttrList, int device, int flags);
+        (void)static_cast<exact>(&cubind_runtime_device_get_nv_sci_sync_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetNvSciSyncAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
+        (void)static_cast<exact>(&cubind_runtime_device_get_p2p_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetP2PAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice);
+        (void)static_cast<exact>(&cubind_runtime_device_get_p2p_atomic_capabilities); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetP2PAtomicCapabilities);
+    }
+    {
+        typedef cudaError_t (*exact)(int *device, const struct cudaDeviceProp *prop);
+        (void)static_cast<exact>(&cubind_runtime_choose_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaChooseDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, unsigned int deviceFlags, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_init_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaInitDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(int device);
+        (void)static_cast<exact>(&cubind_runtime_set_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaSetDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(int *device);
+        (void)static_cast<exact>(&cubind_runtime_get_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(int *device_arr, int len);
+        (void)static_cast<exact>(&cubind_runtime_set_valid_devices); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaSetValidDevices);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_set_device_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaSetDeviceFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int *flags);
+        (void)static_cast<exact>(&cubind_runtime_get_device_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDeviceFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t *pStream);
+        (void)static_cast<exact>(&cubind_runtime_stream_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t *pStream, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_create_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamCreateWithFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t *pStream, unsigned int flags, int priority);
+        (void)static_cast<exact>(&cubind_runtime_stream_create_with_priority); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamCreateWithPriority);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, int *priority);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_priority); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetPriority);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, unsigned int *flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, unsigned long long *streamId);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_id); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetId);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, int *device);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_ctx_reset_persisting_l2cache); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaCtxResetPersistingL2Cache);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t dst, cudaStream_t src);
+        (void)static_cast<exact>(&cubind_runtime_stream_copy_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamCopyAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
+        (void)static_cast<exact>(&cubind_runtime_stream_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamSetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_stream_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamDestroy);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_wait_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamWaitEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_add_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamAddCallback);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_stream_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamSynchronize);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_stream_query); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamQuery);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_attach_mem_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamAttachMemAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+        (void)static_cast<exact>(&cubind_runtime_stream_begin_capture); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamBeginCapture);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode);
+        (void)static_cast<exact>(&cubind_runtime_stream_begin_capture_to_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamBeginCaptureToGraph);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaStreamCaptureMode *mode);
+        (void)static_cast<exact>(&cubind_runtime_thread_exchange_stream_capture_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaThreadExchangeStreamCaptureMode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaGraph_t *pGraph);
+        (void)static_cast<exact>(&cubind_runtime_stream_end_capture); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamEndCapture);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
+        (void)static_cast<exact>(&cubind_runtime_stream_is_capturing); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamIsCapturing);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
+        (void)static_cast<exact>(&cubind_runtime_stream_get_capture_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamGetCaptureInfo);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_stream_update_capture_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaStreamUpdateCaptureDependencies);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t *event);
+        (void)static_cast<exact>(&cubind_runtime_event_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t *event, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_event_create_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventCreateWithFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t event, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_event_record); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventRecord);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_event_record_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventRecordWithFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_event_query); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventQuery);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_event_synchronize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventSynchronize);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_event_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventDestroy);
+    }
+    {
+        typedef cudaError_t (*exact)(float *ms, cudaEvent_t start, cudaEvent_t end);
+        (void)static_cast<exact>(&cubind_runtime_event_elapsed_time); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaEventElapsedTime);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc);
+        (void)static_cast<exact>(&cubind_runtime_import_external_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaImportExternalMemory);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc);
+        (void)static_cast<exact>(&cubind_runtime_external_memory_get_mapped_buffer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaExternalMemoryGetMappedBuffer);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc);
+        (void)static_cast<exact>(&cubind_runtime_external_memory_get_mapped_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaExternalMemoryGetMappedMipmappedArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaExternalMemory_t extMem);
+        (void)static_cast<exact>(&cubind_runtime_destroy_external_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDestroyExternalMemory);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc);
+        (void)static_cast<exact>(&cubind_runtime_import_external_semaphore); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaImportExternalSemaphore);
+    }
+    {
+        typedef cudaError_t (*exact)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_signal_external_semaphores_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaSignalExternalSemaphoresAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_wait_external_semaphores_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaWaitExternalSemaphoresAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaExternalSemaphore_t extSem);
+        (void)static_cast<exact>(&cubind_runtime_destroy_external_semaphore); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDestroyExternalSemaphore);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_launch_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLaunchKernel);
+    }
+    {
+        typedef cudaError_t (*exact)(const cudaLaunchConfig_t *config, const void *func, void **args);
+        (void)static_cast<exact>(&cubind_runtime_launch_kernel_ex_c); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLaunchKernelExC);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_launch_cooperative_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLaunchCooperativeKernel);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, enum cudaFuncCache cacheConfig);
+        (void)static_cast<exact>(&cubind_runtime_func_set_cache_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncSetCacheConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaFuncAttributes *attr, const void *func);
+        (void)static_cast<exact>(&cubind_runtime_func_get_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncGetAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, enum cudaFuncAttribute attr, int value);
+        (void)static_cast<exact>(&cubind_runtime_func_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncSetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(const char **name, const void *func);
+        (void)static_cast<exact>(&cubind_runtime_func_get_name); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncGetName);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+        (void)static_cast<exact>(&cubind_runtime_func_get_param_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncGetParamInfo);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+        (void)static_cast<exact>(&cubind_runtime_launch_host_func); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLaunchHostFunc);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *func, enum cudaSharedMemConfig config);
+        (void)static_cast<exact>(&cubind_runtime_func_set_shared_mem_config); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFuncSetSharedMemConfig);
+    }
+    {
+        typedef cudaError_t (*exact)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
+        (void)static_cast<exact>(&cubind_runtime_occupancy_max_active_blocks_per_multiprocessor); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize);
+        (void)static_cast<exact>(&cubind_runtime_occupancy_available_dynamic_s_mem_per_block); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaOccupancyAvailableDynamicSMemPerBlock);
+    }
+    {
+        typedef cudaError_t (*exact)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
+        (void)static_cast<exact>(&cubind_runtime_occupancy_max_potential_cluster_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaOccupancyMaxPotentialClusterSize);
+    }
+    {
+        typedef cudaError_t (*exact)(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
+        (void)static_cast<exact>(&cubind_runtime_occupancy_max_active_clusters); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaOccupancyMaxActiveClusters);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, size_t size, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_malloc_managed); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocManaged);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, size_t size);
+        (void)static_cast<exact>(&cubind_runtime_malloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMalloc);
+    }
+    {
+        typedef cudaError_t (*exact)(void **ptr, size_t size);
+        (void)static_cast<exact>(&cubind_runtime_malloc_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocHost);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, size_t *pitch, size_t width, size_t height);
+        (void)static_cast<exact>(&cubind_runtime_malloc_pitch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocPitch);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_malloc_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocArray);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr);
+        (void)static_cast<exact>(&cubind_runtime_free); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFree);
+    }
+    {
+        typedef cudaError_t (*exact)(void *ptr);
+        (void)static_cast<exact>(&cubind_runtime_free_host); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFreeHost);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t array);
+        (void)static_cast<exact>(&cubind_runtime_free_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFreeArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMipmappedArray_t mipmappedArray);
+        (void)static_cast<exact>(&cubind_runtime_free_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFreeMipmappedArray);
+    }
+    {
+        typedef cudaError_t (*exact)(void **pHost, size_t size, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_host_alloc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaHostAlloc);
+    }
+    {
+        typedef cudaError_t (*exact)(void *ptr, size_t size, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_host_register); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaHostRegister);
+    }
+    {
+        typedef cudaError_t (*exact)(void *ptr);
+        (void)static_cast<exact>(&cubind_runtime_host_unregister); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaHostUnregister);
+    }
+    {
+        typedef cudaError_t (*exact)(void **pDevice, void *pHost, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_host_get_device_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaHostGetDevicePointer);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int *pFlags, void *pHost);
+        (void)static_cast<exact>(&cubind_runtime_host_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaHostGetFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+        (void)static_cast<exact>(&cubind_runtime_malloc3_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMalloc3D);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_malloc3_d_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMalloc3DArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_malloc_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocMipmappedArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level);
+        (void)static_cast<exact>(&cubind_runtime_get_mipmapped_array_level); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetMipmappedArrayLevel);
+    }
+    {
+        typedef cudaError_t (*exact)(const struct cudaMemcpy3DParms *p);
+        (void)static_cast<exact>(&cubind_runtime_memcpy3_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy3D);
+    }
+    {
+        typedef cudaError_t (*exact)(const struct cudaMemcpy3DPeerParms *p);
+        (void)static_cast<exact>(&cubind_runtime_memcpy3_d_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy3DPeer);
+    }
+    {
+        typedef cudaError_t (*exact)(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy3_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy3DAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy3_d_peer_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy3DPeerAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t *free, size_t *total);
+        (void)static_cast<exact>(&cubind_runtime_mem_get_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemGetInfo);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array);
+        (void)static_cast<exact>(&cubind_runtime_array_get_info); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaArrayGetInfo);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx);
+        (void)static_cast<exact>(&cubind_runtime_array_get_plane); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaArrayGetPlane);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device);
+        (void)static_cast<exact>(&cubind_runtime_array_get_memory_requirements); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaArrayGetMemoryRequirements);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device);
+        (void)static_cast<exact>(&cubind_runtime_mipmapped_array_get_memory_requirements); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMipmappedArrayGetMemoryRequirements);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array);
+        (void)static_cast<exact>(&cubind_runtime_array_get_sparse_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaArrayGetSparseProperties);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap);
+        (void)static_cast<exact>(&cubind_runtime_mipmapped_array_get_sparse_properties); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMipmappedArrayGetSparseProperties);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyPeer);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2D);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_to_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DToArray);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_from_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DFromArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_array_to_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DArrayToArray);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_to_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyToSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_from_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyFromSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_peer_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyPeerAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyBatchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy3_d_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy3DBatchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_to_array_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DToArrayAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy2_d_from_array_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpy2DFromArrayAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_to_symbol_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyToSymbolAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_from_symbol_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyFromSymbolAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr, int value, size_t count);
+        (void)static_cast<exact>(&cubind_runtime_memset); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemset);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+        (void)static_cast<exact>(&cubind_runtime_memset2_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemset2D);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
+        (void)static_cast<exact>(&cubind_runtime_memset3_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemset3D);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr, int value, size_t count, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memset_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemsetAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memset2_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemset2DAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memset3_d_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemset3DAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, const void *symbol);
+        (void)static_cast<exact>(&cubind_runtime_get_symbol_address); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetSymbolAddress);
+    }
+    {
+        typedef cudaError_t (*exact)(size_t *size, const void *symbol);
+        (void)static_cast<exact>(&cubind_runtime_get_symbol_size); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetSymbolSize);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_mem_prefetch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPrefetchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_mem_prefetch_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPrefetchBatchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_mem_discard_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemDiscardBatchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_mem_discard_and_prefetch_batch_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemDiscardAndPrefetchBatchAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+        (void)static_cast<exact>(&cubind_runtime_mem_advise); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemAdvise);
+    }
+    {
+        typedef cudaError_t (*exact)(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count);
+        (void)static_cast<exact>(&cubind_runtime_mem_range_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemRangeGetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count);
+        (void)static_cast<exact>(&cubind_runtime_mem_range_get_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemRangeGetAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_to_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyToArray);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_from_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyFromArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_array_to_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyArrayToArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_to_array_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyToArrayAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_memcpy_from_array_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemcpyFromArrayAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, size_t size, cudaStream_t hStream);
+        (void)static_cast<exact>(&cubind_runtime_malloc_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *devPtr, cudaStream_t hStream);
+        (void)static_cast<exact>(&cubind_runtime_free_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaFreeAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t memPool, size_t minBytesToKeep);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_trim_to); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolTrimTo);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolSetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolGetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_set_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolSetAccess);
+    }
+    {
+        typedef cudaError_t (*exact)(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_get_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolGetAccess);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t memPool);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolDestroy);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
+        (void)static_cast<exact>(&cubind_runtime_mem_get_default_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemGetDefaultMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
+        (void)static_cast<exact>(&cubind_runtime_mem_get_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemGetMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool);
+        (void)static_cast<exact>(&cubind_runtime_mem_set_mem_pool); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemSetMemPool);
+    }
+    {
+        typedef cudaError_t (*exact)(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_malloc_from_pool_async); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMallocFromPoolAsync);
+    }
+    {
+        typedef cudaError_t (*exact)(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_export_to_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolExportToShareableHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_import_from_shareable_handle); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolImportFromShareableHandle);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaMemPoolPtrExportData *exportData, void *ptr);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_export_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolExportPointer);
+    }
+    {
+        typedef cudaError_t (*exact)(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData);
+        (void)static_cast<exact>(&cubind_runtime_mem_pool_import_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaMemPoolImportPointer);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaPointerAttributes *attributes, const void *ptr);
+        (void)static_cast<exact>(&cubind_runtime_pointer_get_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaPointerGetAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(int *canAccessPeer, int device, int peerDevice);
+        (void)static_cast<exact>(&cubind_runtime_device_can_access_peer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceCanAccessPeer);
+    }
+    {
+        typedef cudaError_t (*exact)(int peerDevice, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_device_enable_peer_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceEnablePeerAccess);
+    }
+    {
+        typedef cudaError_t (*exact)(int peerDevice);
+        (void)static_cast<exact>(&cubind_runtime_device_disable_peer_access); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceDisablePeerAccess);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphicsResource_t resource);
+        (void)static_cast<exact>(&cubind_runtime_graphics_unregister_resource); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsUnregisterResource);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphicsResource_t resource, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_graphics_resource_set_map_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsResourceSetMapFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_graphics_map_resources); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsMapResources);
+    }
+    {
+        typedef cudaError_t (*exact)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_graphics_unmap_resources); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsUnmapResources);
+    }
+    {
+        typedef cudaError_t (*exact)(void **devPtr, size_t *size, cudaGraphicsResource_t resource);
+        (void)static_cast<exact>(&cubind_runtime_graphics_resource_get_mapped_pointer); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsResourceGetMappedPointer);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel);
+        (void)static_cast<exact>(&cubind_runtime_graphics_sub_resource_get_mapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsSubResourceGetMappedArray);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource);
+        (void)static_cast<exact>(&cubind_runtime_graphics_resource_get_mapped_mipmapped_array); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphicsResourceGetMappedMipmappedArray);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
+        (void)static_cast<exact>(&cubind_runtime_get_channel_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetChannelDesc);
+    }
+    {
+        typedef struct cudaChannelFormatDesc (*exact)(int x, int y, int z, int w, enum cudaChannelFormatKind f);
+        (void)static_cast<exact>(&cubind_runtime_create_channel_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaCreateChannelDesc);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
+        (void)static_cast<exact>(&cubind_runtime_create_texture_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaCreateTextureObject);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaTextureObject_t texObject);
+        (void)static_cast<exact>(&cubind_runtime_destroy_texture_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDestroyTextureObject);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
+        (void)static_cast<exact>(&cubind_runtime_get_texture_object_resource_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetTextureObjectResourceDesc);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
+        (void)static_cast<exact>(&cubind_runtime_get_texture_object_texture_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetTextureObjectTextureDesc);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
+        (void)static_cast<exact>(&cubind_runtime_get_texture_object_resource_view_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetTextureObjectResourceViewDesc);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
+        (void)static_cast<exact>(&cubind_runtime_create_surface_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaCreateSurfaceObject);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaSurfaceObject_t surfObject);
+        (void)static_cast<exact>(&cubind_runtime_destroy_surface_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDestroySurfaceObject);
+    }
+    {
+        typedef cudaError_t (*exact)(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject);
+        (void)static_cast<exact>(&cubind_runtime_get_surface_object_resource_desc); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetSurfaceObjectResourceDesc);
+    }
+    {
+        typedef cudaError_t (*exact)(int *driverVersion);
+        (void)static_cast<exact>(&cubind_runtime_driver_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDriverGetVersion);
+    }
+    {
+        typedef cudaError_t (*exact)(int *runtimeVersion);
+        (void)static_cast<exact>(&cubind_runtime_runtime_get_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaRuntimeGetVersion);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out);
+        (void)static_cast<exact>(&cubind_runtime_logs_register_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLogsRegisterCallback);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLogsCallbackHandle callback);
+        (void)static_cast<exact>(&cubind_runtime_logs_unregister_callback); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLogsUnregisterCallback);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLogIterator *iterator_out, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_logs_current); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLogsCurrent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_logs_dump_to_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLogsDumpToFile);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_logs_dump_to_memory); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLogsDumpToMemory);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t *pGraph, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_kernel_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddKernelNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_kernel_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphKernelNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_kernel_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphKernelNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
+        (void)static_cast<exact>(&cubind_runtime_graph_kernel_node_copy_attributes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphKernelNodeCopyAttributes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_kernel_node_get_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphKernelNodeGetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
+        (void)static_cast<exact>(&cubind_runtime_graph_kernel_node_set_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphKernelNodeSetAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_memcpy_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemcpyNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_memcpy_node_to_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemcpyNodeToSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_memcpy_node_from_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemcpyNodeFromSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_memcpy_node1_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemcpyNode1D);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_memcpy_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemcpyNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_memcpy_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemcpyNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_memcpy_node_set_params_to_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemcpyNodeSetParamsToSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_memcpy_node_set_params_from_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemcpyNodeSetParamsFromSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_memcpy_node_set_params1_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemcpyNodeSetParams1D);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_memset_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemsetNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_memset_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemsetNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_memset_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemsetNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_host_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddHostNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_host_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphHostNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_host_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphHostNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_child_graph_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddChildGraphNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaGraph_t *pGraph);
+        (void)static_cast<exact>(&cubind_runtime_graph_child_graph_node_get_graph); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphChildGraphNodeGetGraph);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_empty_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddEmptyNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_event_record_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddEventRecordNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaEvent_t *event_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_event_record_node_get_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphEventRecordNodeGetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_event_record_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphEventRecordNodeSetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_event_wait_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddEventWaitNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaEvent_t *event_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_event_wait_node_get_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphEventWaitNodeGetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_event_wait_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphEventWaitNodeSetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_external_semaphores_signal_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddExternalSemaphoresSignalNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_external_semaphores_signal_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExternalSemaphoresSignalNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_external_semaphores_signal_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExternalSemaphoresSignalNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_external_semaphores_wait_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddExternalSemaphoresWaitNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_external_semaphores_wait_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExternalSemaphoresWaitNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_external_semaphores_wait_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExternalSemaphoresWaitNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_mem_alloc_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemAllocNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_mem_alloc_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemAllocNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_mem_free_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddMemFreeNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, void *dptr_out);
+        (void)static_cast<exact>(&cubind_runtime_graph_mem_free_node_get_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphMemFreeNodeGetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(int device);
+        (void)static_cast<exact>(&cubind_runtime_device_graph_mem_trim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGraphMemTrim);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, enum cudaGraphMemAttributeType attr, void *value);
+        (void)static_cast<exact>(&cubind_runtime_device_get_graph_mem_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceGetGraphMemAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(int device, enum cudaGraphMemAttributeType attr, void *value);
+        (void)static_cast<exact>(&cubind_runtime_device_set_graph_mem_attribute); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaDeviceSetGraphMemAttribute);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
+        (void)static_cast<exact>(&cubind_runtime_graph_clone); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphClone);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_find_in_clone); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeFindInClone);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_get_type); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeGetType);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
+        (void)static_cast<exact>(&cubind_runtime_graph_get_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphGetNodes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
+        (void)static_cast<exact>(&cubind_runtime_graph_get_root_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphGetRootNodes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges);
+        (void)static_cast<exact>(&cubind_runtime_graph_get_edges); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphGetEdges);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_get_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeGetDependencies);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_get_dependent_nodes); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeGetDependentNodes);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddDependencies);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
+        (void)static_cast<exact>(&cubind_runtime_graph_remove_dependencies); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphRemoveDependencies);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node);
+        (void)static_cast<exact>(&cubind_runtime_graph_destroy_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphDestroyNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_instantiate); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphInstantiate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_instantiate_with_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphInstantiateWithFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_instantiate_with_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphInstantiateWithParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t graphExec, unsigned long long *flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_get_flags); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecGetFlags);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_kernel_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecKernelNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_memcpy_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecMemcpyNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecMemcpyNodeSetParamsToSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_memcpy_node_set_params1_d); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecMemcpyNodeSetParams1D);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_memset_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecMemsetNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_host_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecHostNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_child_graph_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecChildGraphNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_event_record_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecEventRecordNodeSetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_event_wait_node_set_event); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecEventWaitNodeSetEvent);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_external_semaphores_signal_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecExternalSemaphoresSignalNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_external_semaphores_wait_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecExternalSemaphoresWaitNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_set_enabled); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeSetEnabled);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_get_enabled); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeGetEnabled);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_update); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecUpdate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t graphExec, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_graph_upload); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphUpload);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t graphExec, cudaStream_t stream);
+        (void)static_cast<exact>(&cubind_runtime_graph_launch); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphLaunch);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t graphExec);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecDestroy);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph);
+        (void)static_cast<exact>(&cubind_runtime_graph_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphDestroy);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, const char *path, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_debug_dot_print); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphDebugDotPrint);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_user_object_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaUserObjectCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaUserObject_t object, unsigned int count);
+        (void)static_cast<exact>(&cubind_runtime_user_object_retain); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaUserObjectRetain);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaUserObject_t object, unsigned int count);
+        (void)static_cast<exact>(&cubind_runtime_user_object_release); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaUserObjectRelease);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_retain_user_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphRetainUserObject);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count);
+        (void)static_cast<exact>(&cubind_runtime_graph_release_user_object); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphReleaseUserObject);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_add_node); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphAddNode);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
+        (void)static_cast<exact>(&cubind_runtime_graph_exec_node_set_params); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphExecNodeSetParams);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags);
+        (void)static_cast<exact>(&cubind_runtime_graph_conditional_handle_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGraphConditionalHandleCreate);
+    }
+    {
+        typedef cudaError_t (*exact)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
+        (void)static_cast<exact>(&cubind_runtime_get_driver_entry_point); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDriverEntryPoint);
+    }
+    {
+        typedef cudaError_t (*exact)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
+        (void)static_cast<exact>(&cubind_runtime_get_driver_entry_point_by_version); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetDriverEntryPointByVersion);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+        (void)static_cast<exact>(&cubind_runtime_library_load_data); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryLoadData);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
+        (void)static_cast<exact>(&cubind_runtime_library_load_from_file); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryLoadFromFile);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaLibrary_t library);
+        (void)static_cast<exact>(&cubind_runtime_library_unload); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryUnload);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name);
+        (void)static_cast<exact>(&cubind_runtime_library_get_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryGetKernel);
+    }
+    {
+        typedef cudaError_t (*exact)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
+        (void)static_cast<exact>(&cubind_runtime_library_get_global); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryGetGlobal);
+    }
+    {
+        typedef cudaError_t (*exact)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
+        (void)static_cast<exact>(&cubind_runtime_library_get_managed); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryGetManaged);
+    }
+    {
+        typedef cudaError_t (*exact)(void **fptr, cudaLibrary_t library, const char *symbol);
+        (void)static_cast<exact>(&cubind_runtime_library_get_unified_function); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryGetUnifiedFunction);
+    }
+    {
+        typedef cudaError_t (*exact)(unsigned int *count, cudaLibrary_t lib);
+        (void)static_cast<exact>(&cubind_runtime_library_get_kernel_count); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryGetKernelCount);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib);
+        (void)static_cast<exact>(&cubind_runtime_library_enumerate_kernels); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaLibraryEnumerateKernels);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device);
+        (void)static_cast<exact>(&cubind_runtime_kernel_set_attribute_for_device); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaKernelSetAttributeForDevice);
+    }
+    {
+        typedef cudaError_t (*exact)(const void **ppExportTable, const cudaUUID_t *pExportTableId);
+        (void)static_cast<exact>(&cubind_runtime_get_export_table); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetExportTable);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaFunction_t *functionPtr, const void *symbolPtr);
+        (void)static_cast<exact>(&cubind_runtime_get_func_by_symbol); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetFuncBySymbol);
+    }
+    {
+        typedef cudaError_t (*exact)(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+        (void)static_cast<exact>(&cubind_runtime_get_kernel); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaGetKernel);
+    }
 }
 #endif
 

@@ -57,5 +57,47 @@ int main(void)
     (void)&ncclMemAlloc;
     (void)&cubind_cudnn_get_version;
     (void)&cudnnGetVersion;
+    /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cudaDataType_t, cublasComputeType_t *) = &cubind_cublas_migrate_compute_type;
+        (void)exact;
+    }
+#endif
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *, const void *, cudaDataType, int, const void *, cudaDataType, int, const void *, void *, cudaDataType, int, cudaDataType, cublasGemmAlgo_t) = &cubind_cublas_gemm_ex;
+        (void)exact;
+    }
+#endif
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *, const void *const *, cudaDataType, int, const void *const *, cudaDataType, int, const void *, void *const *, cudaDataType, int, int, cudaDataType, cublasGemmAlgo_t) = &cubind_cublas_gemm_batched_ex;
+        (void)exact;
+    }
+#endif
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *, const void *, cudaDataType, int, long long, const void *, cudaDataType, int, long long, const void *, void *, cudaDataType, int, long long, int, cudaDataType, cublasGemmAlgo_t) = &cubind_cublas_gemm_strided_batched_ex;
+        (void)exact;
+    }
+#endif
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cudaEmulationStrategy) = &cubind_cublas_set_emulation_strategy;
+        (void)exact;
+    }
+#endif
+#if defined(__cplusplus)
+    {
+        cublasStatus_t (*exact)(cublasHandle_t, cudaEmulationStrategy *) = &cubind_cublas_get_emulation_strategy;
+        (void)exact;
+    }
+#endif
+    (void)&cubind_cublasLt_matrix_layout_init;
+    (void)&cubind_cublasLt_matmul_desc_init;
+    (void)&cubind_cublasLt_matrix_transform_desc_init;
+    (void)&cubind_cublasLt_emulation_desc_init;
+    (void)&cubind_cublasLt_matmul_preference_init;
     return 0;
 }

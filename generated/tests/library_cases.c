@@ -15,7 +15,7 @@ static int cublas_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_cublas_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_cublas_create((cublasHandle_t *)(void *)scratch);
 }
 
 static int cublas_missing_call(void)
@@ -32,7 +32,7 @@ static int cublasLt_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_cublasLt_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_cublasLt_create((cublasLtHandle_t *)(void *)scratch);
 }
 
 static int cublasLt_missing_call(void)
@@ -49,7 +49,7 @@ static int cufft_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_cufft_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_cufft_plan1d((cufftHandle *)(void *)scratch, (int)0, (cufftType)0, (int)0);
 }
 
 static int cufft_missing_call(void)
@@ -66,7 +66,7 @@ static int curand_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_curand_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_curand_create_generator((curandGenerator_t *)(void *)scratch, (curandRngType_t)0);
 }
 
 static int curand_missing_call(void)
@@ -83,7 +83,7 @@ static int cusolver_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_cusolver_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_cusolver_get_version((int *)(void *)scratch);
 }
 
 static int cusolver_missing_call(void)
@@ -117,7 +117,7 @@ static int cusparse_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_cusparse_get_property((libraryPropertyType)0, (int *)(void *)scratch);
+    return (int)cubind_cusparse_create((cusparseHandle_t *)(void *)scratch);
 }
 
 static int cusparse_missing_call(void)
@@ -134,7 +134,7 @@ static int runtime_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_runtime_runtime_get_version((int *)(void *)scratch);
+    return (int)cubind_runtime_device_reset();
 }
 
 static int runtime_missing_call(void)
@@ -151,7 +151,7 @@ static int driver_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_driver_driver_get_version((int *)(void *)scratch);
+    return (int)cubind_driver_get_error_string((CUresult)0, (const char **)(void *)scratch);
 }
 
 static int driver_missing_call(void)
@@ -168,7 +168,7 @@ static int nvrtc_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_nvrtc_version((int *)(void *)scratch, (int *)(void *)scratch);
+    return (int)cubind_nvrtc_get_num_supported_archs((int *)(void *)scratch);
 }
 
 static int nvrtc_missing_call(void)
@@ -185,7 +185,7 @@ static int nvjitlink_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_nvjitlink_version((unsigned int *)(void *)scratch, (unsigned int *)(void *)scratch);
+    return (int)cubind_nvjitlink_create((nvJitLinkHandle *)(void *)scratch, (uint32_t)0, (const char *const *)(void *)scratch);
 }
 
 static int nvjitlink_missing_call(void)
@@ -202,7 +202,7 @@ static int nccl_first_call(void)
 {
     long long scratch[64] = {0}; /* out-parameters land here */
     (void)scratch;
-    return (int)cubind_nccl_get_version((int *)(void *)scratch);
+    return (int)cubind_nccl_mem_alloc((void **)(void *)scratch, (size_t)0);
 }
 
 static int nccl_missing_call(void)
@@ -234,8 +234,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
         CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
         CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
-        "property", 3,
-        cublas_first_call, "cublasGetProperty",
+        "property", 3, 3,
+        cublas_first_call, "cublasCreate",
         cublas_missing_call, "cublasDestroy", "cublasDestroy_v2",
         "13.1.0", 0, 1,
     },
@@ -243,8 +243,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
         CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
         CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
-        "property", 3,
-        cublasLt_first_call, "cublasLtGetProperty",
+        "property", 3, 3,
+        cublasLt_first_call, "cublasLtCreate",
         cublasLt_missing_call, "cublasLtDestroy", "cublasLtDestroy",
         "13.1.0", 0, 1,
     },
@@ -252,8 +252,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
         CUFFT_SETUP_FAILED, "CUFFT_SETUP_FAILED",
         CUFFT_NOT_SUPPORTED, "CUFFT_NOT_SUPPORTED",
-        "property", 3,
-        cufft_first_call, "cufftGetProperty",
+        "property", 3, 3,
+        cufft_first_call, "cufftPlan1d",
         cufft_missing_call, "cufftPlan2d", "cufftPlan2d",
         "12.0.0", 0, 1,
     },
@@ -261,8 +261,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
         CURAND_STATUS_INITIALIZATION_FAILED, "CURAND_STATUS_INITIALIZATION_FAILED",
         CURAND_STATUS_VERSION_MISMATCH, "CURAND_STATUS_VERSION_MISMATCH",
-        "property", 3,
-        curand_first_call, "curandGetProperty",
+        "property", 3, 3,
+        curand_first_call, "curandCreateGenerator",
         curand_missing_call, "curandCreateGeneratorHost", "curandCreateGeneratorHost",
         "10.4.0", 0, 1,
     },
@@ -270,8 +270,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
         CUSOLVER_STATUS_NOT_INITIALIZED, "CUSOLVER_STATUS_NOT_INITIALIZED",
         CUSOLVER_STATUS_NOT_SUPPORTED, "CUSOLVER_STATUS_NOT_SUPPORTED",
-        "property", 3,
-        cusolver_first_call, "cusolverGetProperty",
+        "property", 3, 3,
+        cusolver_first_call, "cusolverGetVersion",
         cusolver_missing_call, "cusolverGetVersion", "cusolverGetVersion",
         "12.0.4", 0, 1,
     },
@@ -279,7 +279,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
         CUSOLVER_STATUS_NOT_INITIALIZED, "CUSOLVER_STATUS_NOT_INITIALIZED",
         CUSOLVER_STATUS_NOT_SUPPORTED, "CUSOLVER_STATUS_NOT_SUPPORTED",
-        "file-name", 0,
+        "file-name", 0, 0,
         cusolverMg_first_call, "cusolverMgCreate",
         cusolverMg_missing_call, "cusolverMgDestroy", "cusolverMgDestroy",
         "12.0.4", 0, 1,
@@ -288,8 +288,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
         CUSPARSE_STATUS_NOT_INITIALIZED, "CUSPARSE_STATUS_NOT_INITIALIZED",
         CUSPARSE_STATUS_NOT_SUPPORTED, "CUSPARSE_STATUS_NOT_SUPPORTED",
-        "property", 3,
-        cusparse_first_call, "cusparseGetProperty",
+        "property", 3, 3,
+        cusparse_first_call, "cusparseCreate",
         cusparse_missing_call, "cusparseDestroy", "cusparseDestroy",
         "12.6.3", 0, 1,
     },
@@ -297,8 +297,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
         cudaErrorInitializationError, "cudaErrorInitializationError",
         cudaErrorNotSupported, "cudaErrorNotSupported",
-        "encoded", 2,
-        runtime_first_call, "cudaRuntimeGetVersion",
+        "encoded", 2, 1,
+        runtime_first_call, "cudaDeviceReset",
         runtime_missing_call, "cudaDeviceSynchronize", "cudaDeviceSynchronize",
         "13.0", 0, 1,
     },
@@ -306,8 +306,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
         CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED",
         CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
-        "encoded", 2,
-        driver_first_call, "cuDriverGetVersion",
+        "encoded", 2, 1,
+        driver_first_call, "cuGetErrorString",
         driver_missing_call, "cuGetErrorName", "cuGetErrorName",
         "13.0", 1, 0,
     },
@@ -315,8 +315,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 2,
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
         NVRTC_ERROR_INTERNAL_ERROR, "NVRTC_ERROR_INTERNAL_ERROR",
-        "major-minor", 2,
-        nvrtc_first_call, "nvrtcVersion",
+        "major-minor", 2, 1,
+        nvrtc_first_call, "nvrtcGetNumSupportedArchs",
         nvrtc_missing_call, "nvrtcGetSupportedArchs", "nvrtcGetSupportedArchs",
         "13.0", 0, 1,
     },
@@ -324,8 +324,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
         NVJITLINK_ERROR_INTERNAL, "NVJITLINK_ERROR_INTERNAL",
         NVJITLINK_ERROR_INTERNAL, "NVJITLINK_ERROR_INTERNAL",
-        "major-minor", 2,
-        nvjitlink_first_call, "nvJitLinkVersion",
+        "major-minor", 2, 1,
+        nvjitlink_first_call, "nvJitLinkCreate",
         nvjitlink_missing_call, "nvJitLinkDestroy", "__nvJitLinkDestroy_13_0",
         "13.0", 0, 1,
     },
@@ -333,8 +333,8 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
         ncclSystemError, "ncclSystemError",
         ncclInvalidUsage, "ncclInvalidUsage",
-        "encoded", 3,
-        nccl_first_call, "ncclGetVersion",
+        "encoded", 3, 1,
+        nccl_first_call, "ncclMemAlloc",
         nccl_missing_call, "ncclMemFree", "ncclMemFree",
         "2.28.9", 0, 1,
     },
@@ -342,7 +342,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
         CUDNN_STATUS_NOT_INITIALIZED, "CUDNN_STATUS_NOT_INITIALIZED",
         CUDNN_STATUS_NOT_SUPPORTED, "CUDNN_STATUS_NOT_SUPPORTED",
-        "encoded", 3,
+        "encoded", 3, 1,
         cudnn_first_call, "cudnnQueryRuntimeError",
         cudnn_missing_call, "cudnnQueryRuntimeError", "cudnnQueryRuntimeError",
         "9.19.0", 0, 1,

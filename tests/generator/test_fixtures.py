@@ -347,7 +347,7 @@ def test_abi_agrees_with_the_fixture_headers(cc: str, cxx: str, generated: Path,
             "value FX_DIRECTION_MIN -2147483648", "size fxWide_t 8 8", "size fxMask_t 4 4", "size fxMask64_t 8 8",
             "value FX_ALIGNMENT 16", "size fxLayout_t 112 8", "field struct fxLayout.matrix 56 24"} <= lines
     assert sum(line.startswith("bits struct fxLayout.") for line in lines) == 4
-    assert source.read_text().count("(void)static_cast<decltype(&") == len(BOUND)
+    assert source.read_text().count("(void)static_cast<exact>(&cubind_") == len(BOUND)
 
 
 def test_abi_check_catches_a_wrong_bit_field(generated: Path, tmp_path: Path) -> None:

@@ -9138,4 +9138,104 @@ cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cub
 
 CUBIND_EXTERN_C_END
 
+#if defined(__cplusplus)
+/* NVIDIA's C++-only helpers and overloads, on cubind's wrappers (outside extern "C": they overload). */
+
+/**
+ * cubind_cublas_migrate_compute_type - NVIDIA's cublasMigrateComputeType (cublas_api.h:5684), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_migrate_compute_type(cublasHandle_t handle, cudaDataType_t dataType, cublasComputeType_t *computeType)
+{
+    cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    status = cubind_cublas_get_math_mode(handle, & mathMode);
+    if(status != CUBLAS_STATUS_SUCCESS) {
+        return status;
+    }
+    bool isPedantic =((mathMode & 0xf) == CUBLAS_PEDANTIC_MATH);
+    switch(dataType) {
+        case CUDA_R_32F :
+        case CUDA_C_32F :
+        * computeType = isPedantic ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+        return CUBLAS_STATUS_SUCCESS;
+        case CUDA_R_64F :
+        case CUDA_C_64F :
+        * computeType = isPedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F;
+        return CUBLAS_STATUS_SUCCESS;
+        case CUDA_R_16F :
+        * computeType = isPedantic ? CUBLAS_COMPUTE_16F_PEDANTIC : CUBLAS_COMPUTE_16F;
+        return CUBLAS_STATUS_SUCCESS;
+        case CUDA_R_32I :
+        * computeType = isPedantic ? CUBLAS_COMPUTE_32I_PEDANTIC : CUBLAS_COMPUTE_32I;
+        return CUBLAS_STATUS_SUCCESS;
+        default :
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+/**
+ * cubind_cublas_gemm_ex - NVIDIA's cublasGemmEx (cublas_api.h:5717), a C++ overload;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cudaDataType computeType, cublasGemmAlgo_t algo)
+{
+    cublasComputeType_t migratedComputeType = CUBLAS_COMPUTE_32F;
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
+    if(status != CUBLAS_STATUS_SUCCESS) {
+        return status;
+    }
+    return cubind_cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, migratedComputeType, algo);
+}
+
+/**
+ * cubind_cublas_gemm_batched_ex - NVIDIA's cublasGemmBatchedEx (cublas_api.h:5764), a C++ overload;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_gemm_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
+{
+    cublasComputeType_t migratedComputeType;
+    cublasStatus_t status;
+    status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
+    if(status != CUBLAS_STATUS_SUCCESS) {
+        return status;
+    }
+    return cubind_cublas_gemm_batched_ex(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, migratedComputeType, algo);
+}
+
+/**
+ * cubind_cublas_gemm_strided_batched_ex - NVIDIA's cublasGemmStridedBatchedEx (cublas_api.h:5813), a C++ overload;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
+{
+    cublasComputeType_t migratedComputeType;
+    cublasStatus_t status;
+    status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
+    if(status != CUBLAS_STATUS_SUCCESS) {
+        return status;
+    }
+    return cubind_cublas_gemm_strided_batched_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, migratedComputeType, algo);
+}
+
+/**
+ * cubind_cublas_set_emulation_strategy - NVIDIA's cublasSetEmulationStrategy (cublas_api.h:5868), a C++ overload;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_set_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy strategy)
+{
+    return cubind_cublas_set_emulation_strategy(handle,(cublasEmulationStrategy_t)(strategy));
+}
+
+/**
+ * cubind_cublas_get_emulation_strategy - NVIDIA's cublasGetEmulationStrategy (cublas_api.h:5872), a C++ overload;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublas_get_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy *strategy)
+{
+    return cubind_cublas_get_emulation_strategy(handle,(cublasEmulationStrategy_t *)(strategy));
+}
+#endif
+
 #endif /* CUBIND_CUBLAS_H */

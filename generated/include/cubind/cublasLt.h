@@ -592,6 +592,51 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask);
 CUBIND_API
 cublasStatus_t cubind_cublasLt_logger_force_disable(void);
 
+/**
+ * cubind_cublasLt_matrix_layout_init - NVIDIA's cublasLtMatrixLayoutInit (cublasLt.h:1202), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_init(cublasLtMatrixLayout_t matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    return cubind_cublasLt_matrix_layout_init_internal(matLayout, sizeof(* matLayout), type, rows, cols, ld);
+}
+
+/**
+ * cubind_cublasLt_matmul_desc_init - NVIDIA's cublasLtMatmulDescInit (cublasLt.h:1611), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_init(cublasLtMatmulDesc_t matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    return cubind_cublasLt_matmul_desc_init_internal(matmulDesc, sizeof(* matmulDesc), computeType, scaleType);
+}
+
+/**
+ * cubind_cublasLt_matrix_transform_desc_init - NVIDIA's cublasLtMatrixTransformDescInit (cublasLt.h:1715), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init(cublasLtMatrixTransformDesc_t transformDesc, cudaDataType scaleType)
+{
+    return cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, sizeof(* transformDesc), scaleType);
+}
+
+/**
+ * cubind_cublasLt_emulation_desc_init - NVIDIA's cublasLtEmulationDescInit (cublasLt.h:1853), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_init(cublasLtEmulationDesc_t emulationDesc)
+{
+    return cubind_cublasLt_emulation_desc_init_internal(emulationDesc, sizeof(* emulationDesc));
+}
+
+/**
+ * cubind_cublasLt_matmul_preference_init - NVIDIA's cublasLtMatmulPreferenceInit (cublasLt.h:2162), defined inline in the header;
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ */
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_init(cublasLtMatmulPreference_t pref)
+{
+    return cubind_cublasLt_matmul_preference_init_internal(pref, sizeof(* pref));
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
