@@ -31,7 +31,7 @@ static inline void print_error(const char *what)
 static inline void check_failed(const char *call, const char *file, int line)
 {
     char what[512];
-    snprintf(what, sizeof what, "%s:%d: %s failed", file, line, call);
+    snprintf(what, sizeof what, "FAIL (CUDA error): %s:%d: %s failed", file, line, call);
     print_error(what);
     exit(EXIT_ERROR);
 }
