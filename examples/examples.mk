@@ -1,8 +1,9 @@
 # examples/examples.mk - the examples, included by the Makefile.
 #
 #   make examples        every examples/*.c into $(BUILD)/examples/, linked with -lcubind only
-#   make test-examples   builds them (and with clang -Werror when there is one), and fails when an
-#                        example needs a CUDA library: they must reach CUDA through cubind alone.
+#   make test-examples   builds them (also with clang -Werror, into $(BUILD)/examples/clang/, when there
+#                        is a clang), and fails when an example needs a CUDA library (readelf -d):
+#                        they must reach CUDA through cubind alone.
 # They run from a copied build/ ($$ORIGIN/../lib); on a GPU machine tests/gpu/run.sh runs them.
 
 EXAMPLE_SOURCES := $(wildcard examples/*.c)
