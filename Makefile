@@ -114,6 +114,7 @@ install: all
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,$(PREFIX)/lib
 
 include tests/tests.mk
+include examples/examples.mk
 
 # --- benchmarks: results and the command that produced them go to bench/results.md -------------
 BENCH := $(BUILD)/bench/wrapper_overhead

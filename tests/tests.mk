@@ -46,7 +46,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-headers test-passthrough test-loader test-real test-probe test-link test-install
+test-c: test-abi test-headers test-passthrough test-loader test-real test-probe test-link test-install test-examples
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
@@ -95,10 +95,10 @@ $(TEST_BUILD)/test_libraries: $(TEST_BUILD)/obj/tests/test_libraries.o $(TEST_BU
                               $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
-# The README's example, built against NVIDIA's runtime headers (cubind's headers then use NVIDIA's types).
-$(TEST_BUILD)/sgemm: examples/sgemm.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
+# The README's example, built like every example (examples/examples.mk): cubind's headers and -lcubind only.
+$(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CUDA_RUNTIME_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) -lm
 
 # --- ABI: cubind's declarations against NVIDIA's (generated/tests/abi_<unit>.c) ------------------
 # Each check program is built with cubind's headers alone and with NVIDIA's headers first, as C
@@ -209,7 +209,7 @@ $(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
 
-gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0
+gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples
 
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)

@@ -4,8 +4,9 @@
 # Runs what `make gpu-build` produced, without make or a compiler (the GPU
 # machines lack CMocka and libclang; CMocka travels in BUILD_DIR/test/lib):
 # the probe, the loader, fault and passthrough tests on mocks, the real-library tests
-# (which then expect a GPU), the per-library GPU results and the sgemm example,
-# and, when compute-sanitizer is there, the GPU tests under its memcheck.
+# (which then expect a GPU), the per-library GPU results, the sgemm test program, the
+# examples ($build/examples/*; allreduce_matmul with one rank per GPU) and,
+# when compute-sanitizer is there, the GPU tests under its memcheck.
 # Exit status: the number of failed steps.
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -43,6 +44,10 @@ step passthrough
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
 step "$test_dir/sgemm"
+# Each example prints one PASS/FAIL line; exit 0 only on a correct result (77: no GPU/driver).
+for example in sgemm saxpy linear_layer fft_convolution cudnn_conv allreduce_matmul; do
+    step "$build/examples/$example"
+done
 if command -v compute-sanitizer > /dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     step "$sanitizer" --tool memcheck --error-exitcode 1 "$test_dir/test_gpu"
