@@ -75,7 +75,7 @@ static void test_versions_match_file_names_and_headers(void **state)
     int lib, i;
     (void)state;
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         int version[3] = {-1, -1, -1}, from_soname[3] = {-1, -1, -1}, from_file[3] = {-1, -1, -1};
         int n_soname, n_file;
         print_message("%-11s ", cubind_library_name((cubind_library)lib));
@@ -110,7 +110,7 @@ static void test_missing_functions_are_really_missing(void **state)
     size_t i;
     (void)state;
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         void *handle;
         assert_int_equal(cubind_library_info((cubind_library)lib, &info), CUBIND_OK);
         handle = dlopen(info.path, RTLD_NOW | RTLD_NOLOAD);
@@ -129,7 +129,7 @@ static void test_missing_functions_are_really_missing(void **state)
  * curandGenerateBinomial(Method). cubind must list exactly those. */
 static void test_cuda_13_0_missing_symbols(void **state)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     size_t i, buffer_size_ext = 0;
     (void)state;
     assert_int_equal(cubind_library_info(CUBIND_LIB_CUSPARSE, &info), CUBIND_OK);
@@ -158,7 +158,7 @@ static void test_cuda_13_0_missing_symbols(void **state)
 
 static void test_missing_symbol_call(void **state)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const cubind_error *error;
     char version[32];
     (void)state;

@@ -128,7 +128,10 @@ int main(int argc, char **argv)
         return 2;
     }
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
+    {
+        infos[lib].size = sizeof infos[lib];
         cubind_library_info((cubind_library)lib, &infos[lib]);
+    }
     if (json)
         print_json(infos);
     else
