@@ -244,9 +244,13 @@ static const char *cache_lookup(const char *soname, char *out, size_t size)
             const unsigned char *e = map + off + 48 + i * 24;
             int32_t flags;
             uint32_t key, value;
+            uint64_t hwcap;
             memcpy(&flags, e, 4);
             memcpy(&key, e + 4, 4);
             memcpy(&value, e + 8, 4);
+            memcpy(&hwcap, e + 16, 8);
+            if (hwcap != 0) /* a glibc-hwcaps variant: the plain entry is for every machine */
+                continue;
             if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
                 continue;
 #ifdef CACHE_ARCH_FLAGS
@@ -419,10 +423,34 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
 
 static char *read_soname(const struct link_map *map);
 
+struct handle_search {
+    const void *handle;
+    int found;
+    char *soname;
+    char *name;
+};
+
+/* Called by dl_iterate_phdr, which holds the loader's lock: the link-map list cannot change
+ * while it is walked. Only the first call does the work. */
+static int find_handle(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct handle_search *search = data;
+    const struct link_map *l;
+    (void)info;
+    (void)size;
+    for (l = _r_debug.r_map; l != NULL; l = l->l_next)
+        if ((const void *)l == search->handle) {
+            search->found = 1;
+            search->soname = read_soname(l);
+            search->name = strdup(l->l_name != NULL && l->l_name[0] != '\0' ? l->l_name : "the main program");
+            break;
+        }
+    return 1;
+}
+
 int cubind__check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
 {
-    const struct link_map *l;
-    char *soname;
+    struct handle_search search = {NULL, 0, NULL, NULL};
     int result;
     cubind__strbuf text = {0};
     if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
@@ -431,18 +459,17 @@ int cubind__check_handle(const cubind__library_desc *d, void *handle, cubind__st
         return -1;
     }
     /* a dlopen handle is its object's link map: it must be one of the process's (main namespace) */
-    for (l = _r_debug.r_map; l != NULL; l = l->l_next)
-        if ((const void *)l == handle)
-            break;
-    if (l == NULL) {
+    search.handle = handle;
+    dl_iterate_phdr(find_handle, &search);
+    if (!search.found) {
         cubind__strbuf_printf(why, "%p is not the handle of an object loaded in this process (dlopen's main "
                                    "namespace)", handle);
         return -1;
     }
-    soname = read_soname(l);
-    cubind__strbuf_escaped(&text, l->l_name != NULL && l->l_name[0] != '\0' ? l->l_name : "the main program");
-    result = check_family(d, soname, &text);
-    free(soname);
+    cubind__strbuf_escaped(&text, search.name != NULL ? search.name : "?");
+    result = check_family(d, search.soname, &text);
+    free(search.soname);
+    free(search.name);
     if (result != 0)
         cubind__strbuf_printf(why, "%s", cubind__strbuf_str(&text));
     cubind__strbuf_free(&text);

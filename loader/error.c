@@ -3,14 +3,28 @@
  *
  * The handler runs on the failing thread with no cubind lock held, on a copy of
  * the record, so it may call back into cubind; errors it causes are recorded
- * but do not call it again. It may also leave by longjmp or a C++ exception: the
- * "inside the handler" guard is the address of the frame that called it, and an
- * error recorded from a frame that is not deeper on the stack (the handler was left
- * without returning) calls the handler afresh, so no flag is left set for ever.
+ * but do not call it again. It may also leave by longjmp or a C++ exception, so
+ * "the handler is running" is not a flag that could be left set for ever: a
+ * thread-local hint says a handler was entered, and when it is set the stack is
+ * walked (the unwinder, _Unwind_Backtrace) for a live frame of call_handler. None:
+ * the handler was left without returning, the hint is stale and the handler is
+ * called afresh. Where the stack cannot be walked, the hint's frame address is
+ * compared with the current one instead (stacks grow down on every target).
  */
 #include "error.h"
 
 #include <pthread.h>
+#if defined(__GNUC__) || defined(__clang__)
+#include <unwind.h>
+#define CUBIND_NOINLINE __attribute__((noinline))
+#define CUBIND_CLEANUP(fn) __attribute__((cleanup(fn)))
+#define CUBIND_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
+#define CUBIND_HAVE_UNWIND 1
+#else
+#define CUBIND_NOINLINE
+#define CUBIND_CLEANUP(fn)
+#define CUBIND_FRAME_ADDRESS() ((uintptr_t)&tls_error)
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,8 +34,8 @@
 #include "internal.h"
 
 static _Thread_local cubind_error tls_error;
-/* Stack address of the cubind__error_record frame whose handler call is in progress on this
- * thread (0: none). Stacks grow down on every target cubind builds for. */
+/* The frame address of call_handler when this thread entered the handler; 0 once it returned.
+ * Left set when the handler was left by longjmp: a hint, checked by handler_running(). */
 static _Thread_local uintptr_t tls_handler_frame;
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,6 +102,59 @@ static void sanitize_into(char *dst, size_t size, const char *src)
     dst[out] = '\0';
 }
 
+static void leave_handler(uintptr_t **guard)
+{
+    **guard = 0;
+}
+
+/* Call the handler; the one frame whose presence on the stack means "the handler is running".
+ * The hint is reset when it returns, or when a C++ exception unwinds it (error.c is built with
+ * -fexceptions); a longjmp skips both, which handler_running() finds out. */
+static CUBIND_NOINLINE void call_handler(cubind_error_handler fn, const cubind_error *error, void *user)
+{
+    CUBIND_CLEANUP(leave_handler) uintptr_t *guard = &tls_handler_frame;
+    *guard = CUBIND_FRAME_ADDRESS();
+    fn(error, user);
+}
+
+#ifdef CUBIND_HAVE_UNWIND
+struct handler_walk {
+    uintptr_t handler_start;
+    int found;
+};
+
+static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *data)
+{
+    struct handler_walk *walk = data;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIP(context);
+    if (ip != 0 && (uintptr_t)_Unwind_FindEnclosingFunction((void *)(ip - 1)) == walk->handler_start) {
+        walk->found = 1;
+        return _URC_NORMAL_STOP;
+    }
+    return _URC_NO_REASON;
+}
+#endif
+
+/* 1 when a handler call of this thread is live on the stack (this error comes from inside it). */
+static CUBIND_NOINLINE int handler_running(void)
+{
+    uintptr_t here = CUBIND_FRAME_ADDRESS();
+#ifdef CUBIND_HAVE_UNWIND
+    struct handler_walk walk;
+    _Unwind_Reason_Code reached;
+    walk.handler_start = (uintptr_t)call_handler;
+    walk.found = 0;
+    reached = _Unwind_Backtrace(visit_frame, &walk);
+    if (walk.found)
+        return 1;
+    if (reached == _URC_END_OF_STACK) { /* the whole stack walked: the hint is stale */
+        tls_handler_frame = 0;
+        return 0;
+    }
+#endif
+    return here < tls_handler_frame; /* no unwind information: deeper than the handler's call */
+}
+
 /* Only these kinds carry a status: the native one, or the fixed one a wrapper returned. */
 static int status_is_meaningful(cubind_error_kind kind)
 {
@@ -104,11 +171,6 @@ void cubind__error_record(cubind_error_kind kind, cubind_library library, const 
     const char *name = cubind_library_name(library);
     const char *status_name;
     char raw[CUBIND_ERROR_MESSAGE_MAX];
-#if defined(__GNUC__) || defined(__clang__)
-    uintptr_t frame = (uintptr_t)__builtin_frame_address(0); /* the real stack, not a sanitizer's */
-#else
-    uintptr_t frame = (uintptr_t)&args;
-#endif
 
     if (!status_is_meaningful(kind))
         status = 0;
@@ -124,9 +186,8 @@ void cubind__error_record(cubind_error_kind kind, cubind_library library, const 
     va_end(args);
     sanitize_into(tls_error.message, sizeof tls_error.message, raw);
 
-    /* Inside a handler call made by a frame above this one: errors it causes call no handler.
-     * A frame at or above the recorded one means the handler was left without returning. */
-    if (tls_handler_frame != 0 && frame < tls_handler_frame)
+    /* errors caused by the handler itself call no handler */
+    if (tls_handler_frame != 0 && handler_running())
         return;
     pthread_mutex_lock(&handler_lock);
     fn = handler_fn;
@@ -134,9 +195,7 @@ void cubind__error_record(cubind_error_kind kind, cubind_library library, const 
     pthread_mutex_unlock(&handler_lock);
     if (fn != NULL) {
         cubind_error copy = tls_error;
-        tls_handler_frame = frame;
-        fn(&copy, user);
-        tls_handler_frame = 0;
+        call_handler(fn, &copy, user);
     }
 }
 

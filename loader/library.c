@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,16 +278,25 @@ static cubind_error_kind set_source(cubind_library library, const char *function
     return result;
 }
 
+/* `text` escaped into `out` (cut to fit): the handler may leave by longjmp, so nothing cubind
+ * allocated may be alive when an error is recorded. */
+static void escaped_copy(char *out, size_t size, const char *text)
+{
+    cubind__strbuf buf = {0};
+    cubind__strbuf_escaped(&buf, text);
+    snprintf(out, size, "%s", cubind__strbuf_str(&buf));
+    cubind__strbuf_free(&buf);
+}
+
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path)
 {
     if (valid(library) && path != NULL && path[0] != '/') {
-        cubind__strbuf quoted = {0};
-        cubind__strbuf_escaped(&quoted, path);
+        char text[CUBIND_ERROR_MESSAGE_MAX];
+        escaped_copy(text, sizeof text, path);
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_path", 0,
                              "cubind_set_library_path: refused relative path \"%s\" for lib%s: cubind loads "
                              "only absolute paths, never relative to the working directory",
-                             cubind__strbuf_str(&quoted), cubind__libraries[library].name);
-        cubind__strbuf_free(&quoted);
+                             text, cubind__libraries[library].name);
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     return set_source(library, "cubind_set_library_path", path, NULL);
@@ -302,14 +312,16 @@ cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle
     if (valid(library)) {
         /* a pseudo-handle, anything that is not an object loaded in this namespace, or another library */
         cubind__strbuf why = {0};
-        if (cubind__check_handle(&cubind__libraries[library], handle, &why) != 0) {
+        char text[CUBIND_ERROR_MESSAGE_MAX];
+        int refused = cubind__check_handle(&cubind__libraries[library], handle, &why);
+        snprintf(text, sizeof text, "%s", cubind__strbuf_str(&why));
+        cubind__strbuf_free(&why);
+        if (refused) {
             cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_handle", 0,
                                  "cubind_set_library_handle: refused for lib%s: %s", cubind__libraries[library].name,
-                                 cubind__strbuf_str(&why));
-            cubind__strbuf_free(&why);
+                                 text);
             return CUBIND_ERROR_INVALID_ARGUMENT;
         }
-        cubind__strbuf_free(&why);
     }
     return set_source(library, "cubind_set_library_handle", NULL, handle);
 }

@@ -67,13 +67,13 @@ typedef struct cubind_error {
  *   - call back into cubind (any function; errors it causes are recorded but do not call
  *     the handler again while it runs);
  *   - leave by longjmp/siglongjmp to a point outside the cubind call, or, from C++, by
- *     throwing (libcubind is built with unwind tables: -fasynchronous-unwind-tables, the
- *     default on x86-64 and AArch64 Linux; build it with -fexceptions elsewhere). The next
- *     error calls the handler again. What the failing wrapper would have returned is lost.
- * It must not switch the thread to another stack and record errors there (coroutines):
- * whether the handler is running is told by the stack address of the call. A handler
- * called from inside a library's constructor (a library that calls cubind while cubind
- * loads it) must return normally: leaving it would leave dlopen half done.
+ *     throwing (the exception crosses cubind's C frames: they have unwind tables). cubind
+ *     holds no lock and no memory of its own while the handler runs, so nothing leaks or
+ *     stays locked, and the next error calls the handler again (whether a handler call is
+ *     still running is told by walking the stack, not by a flag a longjmp would leave set).
+ *     What the failing wrapper would have returned is lost.
+ * A handler called from inside a library's constructor (a library that calls cubind while
+ * cubind loads it) must return normally: leaving it would leave dlopen half done.
  */
 typedef void (*cubind_error_handler)(const cubind_error *error, void *user);
 
