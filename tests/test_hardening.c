@@ -196,7 +196,18 @@ static void jumping_handler(const cubind_error *error, void *user)
     longjmp(handler_exit, 1);
 }
 
-/* A handler that leaves by longjmp is called again for the next error (CUBIND_CUFFT_PATH missing). */
+/* A failing call made `depth` frames (of 1 KiB each) deeper than its caller. */
+static int __attribute__((noinline)) fail_deeper(int depth)
+{
+    volatile char pad[1024];
+    pad[0] = (char)depth;
+    if (depth > 0)
+        return fail_deeper(depth - 1) + pad[0] - (char)depth;
+    return (int)cubind_cufft_plan1d(&(cufftHandle){0}, 8, CUFFT_C2C, 1);
+}
+
+/* A handler that leaves by longjmp is called again for the next error (CUBIND_CUFFT_PATH missing),
+ * also for one recorded deeper in the stack than the call it was left from. */
 static int scenario_handler_longjmp(void)
 {
     volatile int jumps = 0;
@@ -212,9 +223,14 @@ static int scenario_handler_longjmp(void)
     else
         jumps++;
     CHECK(jumps == 2 && jumping_calls == 2);
+    if (setjmp(handler_exit) == 0)
+        (void)fail_deeper(32);
+    else
+        jumps++;
+    CHECK(jumps == 3 && jumping_calls == 3);
     cubind_set_error_handler(NULL, NULL);
     CHECK(cubind_cufft_create(&(cufftHandle){0}) == CUFFT_SETUP_FAILED);
-    CHECK(jumping_calls == 2);
+    CHECK(jumping_calls == 3);
     return 0;
 }
 
