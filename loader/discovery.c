@@ -350,7 +350,7 @@ static void *system_search(const cubind__library_desc *d, cubind__strbuf *why)
             handle = try_dir(d, system_dirs[i], soname, why, &absent);
     }
     if (handle == NULL) {
-        cubind__strbuf_printf(why, "; system loader: none of");
+        cubind__strbuf_printf(why, "; system loader: no loadable");
         for (j = 0; j < d->soname_count; ++j)
             cubind__strbuf_printf(why, "%s %s", j ? "," : "", d->sonames[j]);
         cubind__strbuf_printf(why, " in the search path, the ld.so cache or the system directories");
