@@ -12,7 +12,8 @@
  *   4. the system loader's search by soname, newest major first, done by cubind so that
  *      each file is checked before dlopen: the dynamic loader's search path (LD_LIBRARY_PATH,
  *      rpath; empty and relative entries, the working directory, are skipped), the ld.so
- *      cache, the system directories;
+ *      cache (/etc/ld.so.cache, or the file $CUBIND_LD_SO_CACHE names; empty: none), the
+ *      system directories;
  *   5. $CUDA_PATH, $CUDA_HOME, $CONDA_PREFIX, /usr/local/cuda, each with
  *      lib64, lib and targets/<arch>/lib.
  * A failed explicit choice (1 or 2) is an error, never a reason to fall back.
