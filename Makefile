@@ -76,6 +76,9 @@ $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) -Iloader -c $< -o $@
 
+# The error handler may throw (C++): the frame that calls it resets its guard while unwinding.
+$(BUILD)/obj/loader/error.o: ALL_CFLAGS += -fexceptions
+
 $(LIBRARY_SONAME): $(LIB_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcubind.so.0 -Wl,--no-undefined $(LDFLAGS_SAN) -o $@ $^ -ldl -lpthread

@@ -29,7 +29,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
     long calls = argc > 1 ? atol(argv[1]) : 20000000L;
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     get_property_fn direct;
     void *handle, *symbol;
     double best_direct = 1e30, best_cubind = 1e30;

@@ -112,6 +112,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 
     bound: list[tuple[Parsed, ci.Cursor, bool]] = []
+    helpers: list[tuple[Parsed, ci.Cursor, bool]] = []  # skipped inline definitions cubind repeats
     skipped: list[dict] = []
     c_names: set[str] = set()
     for cursor in _functions(c, own):
@@ -121,6 +122,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         reason = reason or _skip_reason(cursor, cxx=False, c_names=set())
         if reason:
             skipped.append(_skipped(c, cursor, reason, cxx=False))
+            helpers.append((c, cursor, False))
         else:
             bound.append((c, cursor, False))
     skipped_names = {s["name"] for s in skipped}
@@ -128,6 +130,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         reason = _skip_reason(cursor, cxx=True, c_names={n for n in c_names if n not in skipped_names})
         if reason and cursor.spelling not in skipped_names:
             skipped.append(_skipped(cxx, cursor, reason, cxx=True))
+            helpers.append((cxx, cursor, True))
             skipped_names.add(cursor.spelling)
         elif reason is None and cursor.spelling not in c_names:
             bound.append((cxx, cursor, True))
@@ -150,7 +153,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
 
     selector = TypeSelector(c, own, functools.cache(lambda header: macros.define_guards(c, header)))
     selector.seed_own_headers()
-    for parsed, cursor, cxx_only in bound:
+    repeated = [(p, k, x) for p, k, x in helpers if k.spelling in {e["name"] for e in skipped if e["definition"]}]
+    for parsed, cursor, cxx_only in bound + repeated:
         types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
         for t in types:
             if cxx_only:

@@ -30,4 +30,18 @@ int cubind__open(const cubind__library_desc *desc, const char *explicit_path, vo
  * dependencies), else NULL. */
 cubind__fnptr cubind__own_symbol(const cubind__opened *lib, const char *symbol);
 
+/* Every environment variable the loader reads goes through this: secure_getenv, so a
+ * set-user-ID or set-group-ID program (AT_SECURE) sees none of them. */
+const char *cubind__getenv(const char *name);
+
+/* 1 when `soname` belongs to the soname family of `desc`: one of its sonames, or the same
+ * name with another version ("libcublas.so.14", "libcublas.so"); "libcublasLt.so.13" is
+ * not of libcublas's. */
+int cubind__soname_in_family(const cubind__library_desc *desc, const char *soname);
+
+/* 0 when `handle` is the dlopen handle of an object loaded in this process (not a
+ * pseudo-handle such as RTLD_NEXT) whose DT_SONAME is of the family of `desc`; else -1
+ * with the reason appended to `why`. */
+int cubind__check_handle(const cubind__library_desc *desc, void *handle, cubind__strbuf *why);
+
 #endif /* CUBIND_DISCOVERY_H */

@@ -108,3 +108,74 @@ done:
     close(fd);
     return result;
 }
+
+/* The file offset of virtual address `vaddr`, from the PT_LOAD headers; -1 when none maps it. */
+static long long file_offset(const ElfW(Phdr) *ph, size_t count, unsigned long long vaddr)
+{
+    size_t i;
+    for (i = 0; i < count; ++i)
+        if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr && vaddr < ph[i].p_vaddr + ph[i].p_filesz)
+            return (long long)(vaddr - ph[i].p_vaddr + ph[i].p_offset);
+    return -1;
+}
+
+int cubind__elf_soname(const char *path, char *soname, size_t size)
+{
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph[64];
+    ElfW(Dyn) dyn[512];
+    size_t count, i, ndyn;
+    unsigned long long strtab = 0, offset = 0;
+    int has_soname = 0, has_strtab = 0, result = -1;
+    long long at;
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_ident[EI_DATA] != HOST_DATA || eh.e_phentsize != sizeof ph[0] || eh.e_phnum == 0 ||
+        eh.e_phnum > sizeof ph / sizeof ph[0])
+        goto done;
+    count = eh.e_phnum;
+    if (pread(fd, ph, count * sizeof ph[0], (off_t)eh.e_phoff) != (ssize_t)(count * sizeof ph[0]))
+        goto done;
+    for (i = 0; i < count && ph[i].p_type != PT_DYNAMIC; ++i)
+        ;
+    if (i == count) {
+        result = 0; /* no dynamic section: no soname */
+        goto done;
+    }
+    ndyn = ph[i].p_filesz / sizeof dyn[0];
+    if (ndyn > sizeof dyn / sizeof dyn[0])
+        ndyn = sizeof dyn / sizeof dyn[0];
+    got = pread(fd, dyn, ndyn * sizeof dyn[0], (off_t)ph[i].p_offset);
+    if (got < 0)
+        goto done;
+    ndyn = (size_t)got / sizeof dyn[0];
+    for (i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i) {
+        if (dyn[i].d_tag == DT_STRTAB) {
+            strtab = (unsigned long long)dyn[i].d_un.d_ptr;
+            has_strtab = 1;
+        } else if (dyn[i].d_tag == DT_SONAME) {
+            offset = (unsigned long long)dyn[i].d_un.d_val;
+            has_soname = 1;
+        }
+    }
+    if (!has_soname) {
+        result = 0;
+        goto done;
+    }
+    if (!has_strtab || (at = file_offset(ph, count, strtab)) < 0)
+        goto done;
+    got = pread(fd, soname, size - 1, (off_t)(at + (long long)offset));
+    if (got <= 0)
+        goto done;
+    soname[got] = '\0';
+    if (strlen(soname) == (size_t)got && (size_t)got == size - 1)
+        goto done; /* longer than any soname cubind knows: cannot tell */
+    result = 1;
+done:
+    close(fd);
+    return result;
+}

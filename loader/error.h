@@ -7,11 +7,11 @@
 #include "cubind/cubind.h"
 #include "strbuf.h"
 
-/* Fill the calling thread's record (message from `format`) and call the handler. */
+/* Fill the calling thread's record (message from `format`, control characters and bytes
+ * that are not valid UTF-8 escaped as \xNN) and call the handler. `status` and its name are
+ * kept only for the kinds that carry one (STATUS, LIBRARY_NOT_FOUND, SYMBOL_NOT_FOUND). */
 void cubind__error_record(cubind_error_kind kind, cubind_library library, const char *function, int status,
                           const char *format, ...) CUBIND_PRINTF(5, 6);
 
-/* The kind of the calling thread's last error. */
-cubind_error_kind cubind__error_kind(void);
 
 #endif /* CUBIND_ERROR_H */

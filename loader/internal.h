@@ -42,6 +42,7 @@ typedef int (*cubind__version_query)(cubind__fnptr query, int version[3], int *s
 
 typedef struct cubind__library_desc {
     const char *name;                   /* "cublas" */
+    const char *file;                   /* "libcublas": its sonames' stem, how messages name it */
     const char *env_var;                /* "CUBIND_CUBLAS_PATH" */
     const char *const *sonames;         /* newest first */
     size_t soname_count;
@@ -59,22 +60,23 @@ typedef struct cubind__library_desc {
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
 
 /* Slow path of cubind__symbol: load the library, resolve and cache the symbol.
- * NULL after recording a library-not-found or symbol-not-found error. */
-cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index);
+ * NULL after recording a library-not-found or symbol-not-found error; then, when
+ * `unavailable_status` is not NULL, it holds the status a status-returning wrapper returns:
+ * the library's fixed missing-library or missing-symbol code, decided where the failure
+ * happened (before the error handler ran, so nothing the handler does can change it). */
+cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status);
 
 /* Record a non-success status of function `index` and call the error handler. */
 CUBIND_COLD void cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
 
-/* The status a status-returning wrapper returns after cubind__resolve failed:
- * the library's fixed missing-library or missing-symbol code. */
-CUBIND_COLD int cubind__unavailable_status(const cubind__symbol_table *table);
-
-static inline cubind__fnptr cubind__symbol(const cubind__symbol_table *table, cubind__slot *slot, size_t index)
+/* `unavailable_status`: see cubind__resolve; written only when NULL is returned. */
+static inline cubind__fnptr cubind__symbol(const cubind__symbol_table *table, cubind__slot *slot, size_t index,
+                                           int *unavailable_status)
 {
     cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
     if (CUBIND_LIKELY(fn != NULL))
         return fn;
-    return cubind__resolve(table, index);
+    return cubind__resolve(table, index, unavailable_status);
 }
 
 #endif /* CUBIND_LOADER_INTERNAL_H */

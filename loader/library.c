@@ -11,7 +11,9 @@
  * library; a thread-local flag per library refuses re-entry into a load in progress
  * on the same thread, which a lock alone could not tell from a second thread.
  * pthread_atfork holds the lock across fork() so a child never inherits a load half
- * done. It is a plain mutex because the child must unlock it: glibc refuses to unlock
+ * done. Cancellation is disabled while the lock is held (a thread cancelled inside a
+ * library constructor would otherwise leave it held for ever); a cancel request made
+ * meanwhile acts at the thread's next cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock
  * a recursive mutex there (its owner's thread id is not the child's), which left
  * every later load in the child blocked for ever.
  */
@@ -21,6 +23,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,16 +36,19 @@ enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 enum { LOAD_OK = 0, LOAD_FAILED = -1, LOAD_REENTERED = -2 };
 
 /* Why a load failed. Never freed: cubind_library_info hands the text out as valid for the
- * life of the process, and another thread may be formatting it when a retry fails anew. */
+ * life of the process, and another thread may be formatting it when a retry fails anew.
+ * Interned: a text equal to one kept before is that one, so what is kept grows with the
+ * number of distinct failures, not with the number of retries. */
 struct load_failure {
-    struct load_failure *earlier;
+    struct load_failure *earlier; /* every text kept for this library, newest first */
     char text[];
 };
 
 struct lib_state {
     atomic_int state;
     cubind__opened lib;   /* valid once loaded */
-    _Atomic(struct load_failure *) failure; /* why the latest load failed; earlier ones behind it */
+    _Atomic(struct load_failure *) failure; /* why the latest load failed (one of `failures`) */
+    struct load_failure *failures; /* every distinct text kept, newest first; under the lock */
     char *explicit_path;  /* cubind_set_library_path */
     void *explicit_handle; /* cubind_set_library_handle */
     int census_done;      /* functions found / missing counted */
@@ -59,22 +65,36 @@ static _Thread_local unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
 
 static void init(void);
 
-static void lock(void)
+static void lock_raw(void)
 {
-    pthread_once(&init_once, init);
     if (lock_depth++ == 0)
         pthread_mutex_lock(&load_lock);
 }
 
-static void unlock(void)
+static void unlock_raw(void)
 {
     if (--lock_depth == 0)
         pthread_mutex_unlock(&load_lock);
 }
 
+/* Take the lock with cancellation disabled until the matching unlock (`*cancel_state` keeps
+ * the caller's setting): nothing done under it may be a cancellation point. */
+static void lock(int *cancel_state)
+{
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+    pthread_once(&init_once, init);
+    lock_raw();
+}
+
+static void unlock(int cancel_state)
+{
+    unlock_raw();
+    pthread_setcancelstate(cancel_state, NULL);
+}
+
 static void init(void)
 {
-    pthread_atfork(lock, unlock, unlock);
+    pthread_atfork(lock_raw, unlock_raw, unlock_raw);
 }
 
 static const char *failure_text(const struct lib_state *s)
@@ -83,20 +103,24 @@ static const char *failure_text(const struct lib_state *s)
     return f != NULL ? f->text : NULL;
 }
 
-/* Keep `why` as the latest failure; the same text as the last one is not kept twice, so
- * retrying a missing file does not grow the process. */
+/* Keep `why` as the latest failure (called under the lock). A text kept before is reused, so
+ * retries alternating between failures do not grow the process. */
 static void keep_failure(struct lib_state *s, cubind__strbuf *why)
 {
     const char *text = cubind__strbuf_str(why);
-    struct load_failure *latest = atomic_load_explicit(&s->failure, memory_order_acquire), *f;
+    struct load_failure *f;
     size_t length = strlen(text);
-    if (latest != NULL && strcmp(latest->text, text) == 0)
-        return;
-    f = malloc(sizeof *f + length + 1);
-    if (f == NULL)
-        return; /* the earlier reason, if any, stays */
-    f->earlier = latest;
-    memcpy(f->text, text, length + 1);
+    for (f = s->failures; f != NULL; f = f->earlier)
+        if (strcmp(f->text, text) == 0)
+            break;
+    if (f == NULL) {
+        f = malloc(sizeof *f + length + 1);
+        if (f == NULL)
+            return; /* the earlier reason, if any, stays */
+        f->earlier = s->failures;
+        memcpy(f->text, text, length + 1);
+        s->failures = f;
+    }
     atomic_store_explicit(&s->failure, f, memory_order_release);
 }
 
@@ -108,14 +132,14 @@ static int valid(cubind_library library)
 static int ensure_loaded(cubind_library library)
 {
     struct lib_state *s = &states[library];
-    int state = atomic_load_explicit(&s->state, memory_order_acquire);
+    int state = atomic_load_explicit(&s->state, memory_order_acquire), cancel_state;
     if (state == STATE_LOADED)
         return LOAD_OK;
     if (state == STATE_FAILED)
         return LOAD_FAILED;
     if (tls_loading[library])
         return LOAD_REENTERED;
-    lock();
+    lock(&cancel_state);
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
@@ -130,7 +154,7 @@ static int ensure_loaded(cubind_library library)
         tls_loading[library] = 0;
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
-    unlock();
+    unlock(cancel_state);
     return state == STATE_LOADED ? LOAD_OK : LOAD_FAILED;
 }
 
@@ -152,12 +176,12 @@ static void record_load_failure(cubind_library library, const char *function, co
     const char *status_name = cubind_status_name(library, d->status_missing_library);
     if (function != NULL)
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, function, d->status_missing_library,
-                             "%s: lib%s could not be loaded, so the call returns %s (%d): %s", function, d->name,
+                             "%s: %s could not be loaded, so the call returns %s (%d): %s", function, d->file,
                              status_name != NULL ? status_name : "?", d->status_missing_library,
                              load_error(library, outcome));
     else
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, library, api, d->status_missing_library,
-                             "lib%s could not be loaded: %s", d->name, load_error(library, outcome));
+                             "%s could not be loaded: %s", d->file, load_error(library, outcome));
 }
 
 static void record_symbol_missing(cubind_library library, size_t index)
@@ -167,34 +191,33 @@ static void record_symbol_missing(cubind_library library, size_t index)
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, t->names[index], d->status_missing_symbol,
-                         "%s: symbol %s not found in %s (lib%s version %s), so the call returns %s (%d)",
-                         t->names[index], t->symbols[index], lib->path_escaped, d->name, lib->version_text,
+                         "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
+                         t->names[index], t->symbols[index], lib->path_escaped, d->file, lib->version_text,
                          status_name != NULL ? status_name : "?", d->status_missing_symbol);
 }
 
-cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index)
+cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status)
 {
     cubind_library library = table->library;
+    const cubind__library_desc *d = &cubind__libraries[library];
     cubind__fnptr fn;
     int outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
+        /* decided here, before the handler runs: nothing it does can change it */
+        if (unavailable_status != NULL)
+            *unavailable_status = d->status_missing_library;
         record_load_failure(library, table->names[index], NULL, outcome);
         return NULL;
     }
     fn = cubind__own_symbol(&states[library].lib, table->symbols[index]);
     if (fn == NULL) {
+        if (unavailable_status != NULL)
+            *unavailable_status = d->status_missing_symbol;
         record_symbol_missing(library, index);
         return NULL;
     }
     atomic_store_explicit(&table->slots[index], fn, memory_order_release);
     return fn;
-}
-
-CUBIND_COLD int cubind__unavailable_status(const cubind__symbol_table *table)
-{
-    const cubind__library_desc *d = &cubind__libraries[table->library];
-    return cubind__error_kind() == CUBIND_ERROR_SYMBOL_NOT_FOUND ? d->status_missing_symbol
-                                                                   : d->status_missing_library;
 }
 
 static cubind_error_kind invalid_library(const char *function, cubind_library library)
@@ -223,6 +246,7 @@ static cubind_error_kind set_source(cubind_library library, const char *function
     struct lib_state *s;
     cubind_error_kind result = CUBIND_OK;
     char *copy = NULL;
+    int cancel_state;
     if (!valid(library))
         return invalid_library(function, library);
     if (path != NULL) {
@@ -233,7 +257,7 @@ static cubind_error_kind set_source(cubind_library library, const char *function
         }
     }
     s = &states[library];
-    lock();
+    lock(&cancel_state);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == STATE_LOADED || tls_loading[library]) {
         result = CUBIND_ERROR_ALREADY_LOADED;
     } else {
@@ -243,27 +267,36 @@ static cubind_error_kind set_source(cubind_library library, const char *function
         s->explicit_handle = handle;
         atomic_store_explicit(&s->state, STATE_UNTRIED, memory_order_release);
     }
-    unlock();
+    unlock(cancel_state);
     free(copy);
     if (result == CUBIND_ERROR_ALREADY_LOADED)
         cubind__error_record(result, library, function, 0,
-                             "%s: lib%s is already loaded from %s; a path or handle must be set before its "
+                             "%s: %s is already loaded from %s; a path or handle must be set before its "
                              "first use",
-                             function, cubind__libraries[library].name,
+                             function, cubind__libraries[library].file,
                              s->lib.path_escaped != NULL ? s->lib.path_escaped : "(loading)");
     return result;
+}
+
+/* `text` escaped into `out` (cut to fit): the handler may leave by longjmp, so nothing cubind
+ * allocated may be alive when an error is recorded. */
+static void escaped_copy(char *out, size_t size, const char *text)
+{
+    cubind__strbuf buf = {0};
+    cubind__strbuf_escaped(&buf, text);
+    snprintf(out, size, "%s", cubind__strbuf_str(&buf));
+    cubind__strbuf_free(&buf);
 }
 
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path)
 {
     if (valid(library) && path != NULL && path[0] != '/') {
-        cubind__strbuf quoted = {0};
-        cubind__strbuf_escaped(&quoted, path);
+        char text[CUBIND_ERROR_MESSAGE_MAX];
+        escaped_copy(text, sizeof text, path);
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_path", 0,
-                             "cubind_set_library_path: refused relative path \"%s\" for lib%s: cubind loads "
+                             "cubind_set_library_path: refused relative path \"%s\" for %s: cubind loads "
                              "only absolute paths, never relative to the working directory",
-                             cubind__strbuf_str(&quoted), cubind__libraries[library].name);
-        cubind__strbuf_free(&quoted);
+                             text, cubind__libraries[library].file);
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     return set_source(library, "cubind_set_library_path", path, NULL);
@@ -273,8 +306,22 @@ cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle
 {
     if (valid(library) && handle == NULL) {
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_handle", 0,
-                             "cubind_set_library_handle: the handle is NULL");
+                             "cubind_set_library_handle: the handle is NULL (RTLD_DEFAULT)");
         return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    if (valid(library)) {
+        /* a pseudo-handle, anything that is not an object loaded in this namespace, or another library */
+        cubind__strbuf why = {0};
+        char text[CUBIND_ERROR_MESSAGE_MAX];
+        int refused = cubind__check_handle(&cubind__libraries[library], handle, &why);
+        snprintf(text, sizeof text, "%s", cubind__strbuf_str(&why));
+        cubind__strbuf_free(&why);
+        if (refused) {
+            cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_set_library_handle", 0,
+                                 "cubind_set_library_handle: refused for %s: %s", cubind__libraries[library].file,
+                                 text);
+            return CUBIND_ERROR_INVALID_ARGUMENT;
+        }
     }
     return set_source(library, "cubind_set_library_handle", NULL, handle);
 }
@@ -285,7 +332,8 @@ static void census(cubind_library library)
     struct lib_state *s = &states[library];
     const cubind__symbol_table *t = cubind__libraries[library].symbols;
     size_t i;
-    lock();
+    int cancel_state;
+    lock(&cancel_state);
     if (!s->census_done) {
         s->missing = malloc((t->count ? t->count : 1) * sizeof *s->missing);
         s->found = s->missing_count = 0;
@@ -300,13 +348,19 @@ static void census(cubind_library library)
         }
         s->census_done = 1;
     }
-    unlock();
+    unlock(cancel_state);
 }
+
+/* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
+#define INFO_MIN_SIZE (offsetof(struct cubind_library_info, error) + sizeof(const char *))
 
 cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info)
 {
     const cubind__library_desc *d;
     struct lib_state *s;
+    struct cubind_library_info out;
+    cubind_error_kind result = CUBIND_OK;
+    size_t size;
     int outcome;
     if (!valid(library))
         return invalid_library("cubind_library_info", library);
@@ -315,35 +369,48 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
                              "cubind_library_info: info is NULL");
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
+    size = info->size;
+    if (size < INFO_MIN_SIZE) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_library_info", 0,
+                             "cubind_library_info: info->size is %zu; set it to sizeof(struct cubind_library_info) "
+                             "(at least %zu) before the call",
+                             size, (size_t)INFO_MIN_SIZE);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
     d = &cubind__libraries[library];
     s = &states[library];
-    memset(info, 0, sizeof *info);
-    info->library = library;
-    info->name = d->name;
-    info->version_major = info->version_minor = info->version_patch = -1;
-    info->functions = d->symbols->count;
+    memset(&out, 0, sizeof out);
+    out.library = library;
+    out.name = d->name;
+    out.version_major = out.version_minor = out.version_patch = -1;
+    out.functions = d->symbols->count;
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
-        info->functions_missing = d->symbols->count;
-        info->missing = d->symbols->names;
-        info->error = load_error(library, outcome);
-        record_load_failure(library, NULL, "cubind_library_info", outcome);
-        return CUBIND_ERROR_LIBRARY_NOT_FOUND;
+        out.functions_missing = d->symbols->count;
+        out.missing = d->symbols->names;
+        out.error = load_error(library, outcome);
+        result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
+    } else {
+        census(library);
+        out.found = 1;
+        out.found_by = s->lib.found_by;
+        out.path = s->lib.path;
+        out.real_path = s->lib.real_path;
+        out.soname = s->lib.soname;
+        out.version_major = s->lib.version[0];
+        out.version_minor = s->lib.version[1];
+        out.version_patch = s->lib.version[2];
+        out.version_source = s->lib.version_source;
+        out.functions_found = s->found;
+        out.functions_missing = s->missing_count;
+        out.missing = s->missing;
     }
-    census(library);
-    info->found = 1;
-    info->found_by = s->lib.found_by;
-    info->path = s->lib.path;
-    info->real_path = s->lib.real_path;
-    info->soname = s->lib.soname;
-    info->version_major = s->lib.version[0];
-    info->version_minor = s->lib.version[1];
-    info->version_patch = s->lib.version[2];
-    info->version_source = s->lib.version_source;
-    info->functions_found = s->found;
-    info->functions_missing = s->missing_count;
-    info->missing = s->missing;
-    return CUBIND_OK;
+    /* a caller built against an older header gets its part only; a newer one learns how much */
+    out.size = size < sizeof out ? size : sizeof out;
+    memcpy(info, &out, out.size);
+    if (result != CUBIND_OK)
+        record_load_failure(library, NULL, "cubind_library_info", outcome);
+    return result;
 }
 
 int cubind_function_available(const char *name)

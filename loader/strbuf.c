@@ -42,11 +42,52 @@ void cubind__strbuf_printf(cubind__strbuf *buf, const char *format, ...)
     buf->length += (size_t)n;
 }
 
+/* Length of the valid UTF-8 sequence at `p` (1 to 4), 0 when the bytes there are not one
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid). `p` is NUL-terminated. */
+size_t cubind__utf8_length(const unsigned char *p)
+{
+    unsigned c = p[0];
+    size_t n, i;
+    unsigned long cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (i = 1; i < n; ++i) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+size_t cubind__printable_length(const unsigned char *p)
+{
+    size_t n = cubind__utf8_length(p);
+    if (n == 1 && (*p < 0x20 || *p == 0x7f))
+        return 0;
+    if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) /* C1 controls, U+0080 to U+009F (CSI among them) */
+        return 0;
+    return n;
+}
+
 void cubind__strbuf_escaped(cubind__strbuf *buf, const char *text)
 {
     const unsigned char *p;
     for (p = (const unsigned char *)text; *p != '\0'; ++p) {
-        if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+        size_t n = cubind__printable_length(p);
+        if (n > 1) { /* valid UTF-8 is kept */
+            cubind__strbuf_printf(buf, "%.*s", (int)n, (const char *)p);
+            p += n - 1;
+        } else if (n == 1 && *p != '\\')
             cubind__strbuf_printf(buf, "%c", *p);
         else
             cubind__strbuf_printf(buf, "\\x%02x", *p);

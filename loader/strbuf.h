@@ -21,8 +21,13 @@ typedef struct cubind__strbuf {
 #endif
 
 void cubind__strbuf_printf(cubind__strbuf *buf, const char *format, ...) CUBIND_PRINTF(2, 3);
-/* Append `text` with bytes outside printable ASCII written as \xNN (paths may hold any byte). */
+/* Append `text` with control characters, '\\' and bytes that are not valid UTF-8 written as
+ * \xNN; valid UTF-8 is kept (paths and system messages may hold any byte). */
 void cubind__strbuf_escaped(cubind__strbuf *buf, const char *text);
+/* Length of the valid UTF-8 sequence at `p` (1 to 4), 0 when the bytes there are not one. */
+size_t cubind__utf8_length(const unsigned char *p);
+/* The same when it is a printable character: 0 also for C0 and C1 control characters and DEL. */
+size_t cubind__printable_length(const unsigned char *p);
 const char *cubind__strbuf_str(const cubind__strbuf *buf);
 /* Hand the text over (caller frees); the buffer is empty afterwards. */
 char *cubind__strbuf_take(cubind__strbuf *buf);

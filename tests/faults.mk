@@ -36,3 +36,31 @@ $(SLOW_MOCK): generated/tests/mock_cufft.c tests/mock/slow_constructor.c $(RECOR
 test-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(TEST_BUILD)/test_faults
+
+# Issue 7's fault classes (tests/test_hardening.c), and the set-user-ID helper it runs as nobody.
+HARDENING_OBJECTS := $(TEST_BUILD)/obj/tests/test_hardening.o $(TEST_BUILD)/obj/tests/scenario.o \
+                     $(TEST_BUILD)/obj/tests/loader_support.o
+SETUID_HELPER := $(TEST_BUILD)/setuid_helper
+
+.PHONY: test-hardening
+test-c: test-hardening
+HANDLER_THROW := $(TEST_BUILD)/handler_throw
+test-build: $(TEST_BUILD)/test_hardening $(SETUID_HELPER) $(HANDLER_THROW)
+
+$(TEST_BUILD)/test_hardening: $(HARDENING_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES) tests/faults.mk
+	$(CC) -o $@ $(HARDENING_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
+# Static: a set-user-ID program's run path may not use $ORIGIN.
+$(SETUID_HELPER): tests/setuid_helper.c $(LIBRARY_A) $(PUBLIC_HEADERS) tests/faults.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INCLUDES) $< -o $@ $(LIBRARY_A) -ldl -lpthread $(LDFLAGS_SAN)
+
+# A C++ error handler that throws: the exception crosses cubind's C frames (unwind tables).
+$(HANDLER_THROW): tests/handler_throw.cpp $(LIBRARY_SO) $(PUBLIC_HEADERS) $(LINK_FLAGS_FILES) tests/faults.mk
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(INCLUDES) $< -o $@ $(TEST_LIBS)
+
+test-hardening: $(TEST_BUILD)/test_hardening $(SETUID_HELPER) $(HANDLER_THROW) $(MOCKS) $(HALF_MOCKS) $(SLOW_MOCK)
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
+	    $(TEST_BUILD)/test_hardening
+	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 $(HANDLER_THROW)

@@ -8,7 +8,7 @@
 
 int main(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     cubind_library_info(CUBIND_LIB_CUFFT, &info);
     printf("cubind %s: %s %s\n", cubind_version(), info.name, info.found ? "found" : "not found");
     return info.name != NULL ? 0 : 1;

@@ -57,8 +57,8 @@ int opens_of(const char *needle)
 
 const char *beside_binary(const char *name)
 {
-    static char paths[8][4096];
-    static int next;
+    static _Thread_local char paths[8][4096];
+    static _Thread_local int next;
     char *path = paths[next++ % 8];
     char *slash;
     ssize_t len = readlink("/proc/self/exe", path, sizeof paths[0] - 1);
@@ -92,8 +92,8 @@ const char *half_mock_dir(void)
 
 const char *mock_path(const char *soname)
 {
-    static char paths[8][4200];
-    static int next;
+    static _Thread_local char paths[8][4200];
+    static _Thread_local int next;
     char *path = paths[next++ % 8];
     snprintf(path, sizeof paths[0], "%s/%s", mock_dir(), soname);
     return path;
@@ -101,8 +101,8 @@ const char *mock_path(const char *soname)
 
 const char *half_mock(const char *soname)
 {
-    static char paths[8][4200];
-    static int next;
+    static _Thread_local char paths[8][4200];
+    static _Thread_local int next;
     char *path = paths[next++ % 8];
     snprintf(path, sizeof paths[0], "%s/%s", half_mock_dir(), soname);
     return path;

@@ -26,9 +26,9 @@ const char *mock_dir(void);
 const char *half_mock_dir(void);
 /* Path of a file beside the test binary (`name` relative to its directory). */
 const char *beside_binary(const char *name);
-/* "<mock_dir>/<soname>", in one of 8 rotating buffers. */
+/* "<mock_dir>/<soname>", in one of 8 rotating buffers of the calling thread (handlers run in many). */
 const char *mock_path(const char *soname);
-/* "<half_mock_dir>/<soname>", in one of 8 rotating buffers. */
+/* "<half_mock_dir>/<soname>", in one of 8 rotating buffers of the calling thread. */
 const char *half_mock(const char *soname);
 
 /* The soname of each mock, in cubind_library order (tests/library_cases.h). */

@@ -39,7 +39,7 @@ void cubind_test_assert_no_error(void)
 /* The library must come from the mock named by `variable` (its CUBIND_<LIB>_PATH). */
 static int loaded_from_mock(cubind_library library, const char *variable)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const char *expected = getenv(variable);
     if (expected == NULL || cubind_library_info(library, &info) != CUBIND_OK || strcmp(info.path, expected) != 0 ||
         strcmp(info.found_by, variable) != 0 || info.functions_missing != 0) {

@@ -85,7 +85,19 @@ int run_scenario(const char *name, const struct run_options *options)
     argv[argc++] = (char *)"--scenario";
     argv[argc++] = (char *)name;
     argv[argc] = NULL;
-    env = child_environment(options != NULL ? options->env : NULL);
+    if (options != NULL && options->inhibit_ld_cache) {
+        /* cubind reads the ld.so cache itself (discovery step 4): none for it either */
+        const char *changes[64];
+        size_t n = 0;
+        while (options->env != NULL && options->env[n] != NULL && n < 62) {
+            changes[n] = options->env[n];
+            n++;
+        }
+        changes[n++] = "CUBIND_LD_SO_CACHE=/nonexistent/ld.so.cache";
+        changes[n] = NULL;
+        env = child_environment(changes);
+    } else
+        env = child_environment(options != NULL ? options->env : NULL);
     if (pipe(out) != 0)
         return -1;
     posix_spawn_file_actions_init(&actions);

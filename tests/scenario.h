@@ -30,7 +30,8 @@ struct scenario {
 /* Options of a child run. */
 struct run_options {
     const char *const *env;  /* NAME=VALUE entries added to (or, with empty VALUE, removed from) the environment */
-    int inhibit_ld_cache;    /* run through the dynamic loader with --inhibit-cache (no ld.so.cache) */
+    int inhibit_ld_cache;    /* run through the dynamic loader with --inhibit-cache (no ld.so.cache), and
+                                cubind with CUBIND_LD_SO_CACHE naming no file (it reads the cache itself) */
 };
 
 /* Run scenario `name` in a child; 0 when it passed (its output is printed when it did not). */

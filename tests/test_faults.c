@@ -149,7 +149,7 @@ static int scenario_fault(void)
     int opens = atoi(must_getenv("CUBIND_TEST_OPENS"));
     const char *function = first_function_of(library);
     const char *name = cubind_library_name(library);
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     char expect[8192];
 
     alarm(20); /* a FIFO, say, must not block the load */
@@ -241,7 +241,7 @@ static int scenario_long_path(void)
 {
     const char *path = must_getenv("CUBIND_CUBLAS_PATH");
     struct copied_record seen = {0};
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const cubind_error *e;
     char start[256];
 
@@ -286,7 +286,7 @@ static int scenario_non_utf8(void)
 {
     const char *curand = must_getenv("CUBIND_CURAND_PATH");
     const char *cufft = must_getenv("CUBIND_CUFFT_PATH");
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     char expect[8192];
 
     CHECK(strstr(curand, "/\xff\xfe/") != NULL && strstr(cufft, "/\xff\xfe/") != NULL);
@@ -399,7 +399,7 @@ done:
  * what the full mock exports and the half mock does not (asked with dlsym). */
 static int check_half(cubind_library library, const char *soname)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     struct name_list all;
     char *lacking;
     void *half;
@@ -528,7 +528,7 @@ static int scenario_version_fails(void)
         {CUBIND_LIB_CUSOLVER, "cusolverGetProperty failed with CUSOLVER_STATUS_INTERNAL_ERROR (7): version unknown"},
         {CUBIND_LIB_CUSPARSE, "cusparseGetProperty failed with CUSPARSE_STATUS_INTERNAL_ERROR (7): version unknown"},
     };
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     size_t i;
     for (i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
         /* loading succeeds and records nothing; only the version is unknown */
@@ -557,9 +557,9 @@ static int scenario_version_fails(void)
 static int scenario_set_after_load(void)
 {
     const char *path = mock_path("libcusparse.so.12");
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     char expect[8192];
-    void *other = uncounted_dlopen(mock_path("libcurand.so.10"), RTLD_NOW | RTLD_LOCAL);
+    void *other = uncounted_dlopen(half_mock("libcusparse.so.12"), RTLD_NOW | RTLD_LOCAL); /* a valid handle */
 
     CHECK(other != NULL);
     cubind_mock_set_status(CUSPARSE_STATUS_SUCCESS);
@@ -613,7 +613,7 @@ static _Thread_local int in_reentry_handler;
 static void reentry_handler(const cubind_error *error, void *user)
 {
     struct reentry_log *log = user;
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     cubind_error_kind set;
     if (in_reentry_handler) {
         atomic_fetch_add(&log->nested, 1);
@@ -705,7 +705,7 @@ static int scenario_reentrant_constructor(void)
     const char *path = must_getenv("CUBIND_CUBLAS_PATH");
     const char *reentry = "it is being loaded by this very thread (a call from inside its dlopen, such as a library "
                           "constructor); call again once loading has finished";
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const struct reentrant_report *r;
     void *handle, *symbol;
 
@@ -756,7 +756,7 @@ static int scenario_reentrant_constructor(void)
  * functions included), a library not loaded before loads, and introspection answers. */
 static int forked_child_checks(cubind_library loaded, cubind_library fresh)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     alarm(20);
     CHECK(first_call(loaded) == MOCK_STATUS);
     CHECK(cubind_library_info(loaded, &info) == CUBIND_OK && info.found == 1);
@@ -786,7 +786,7 @@ static int scenario_fork_after_load(void)
     alarm(30);
     cubind_mock_set_status(MOCK_STATUS);
     CHECK(first_call(CUBIND_LIB_CUBLAS) == MOCK_STATUS);
-    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &(struct cubind_library_info){0}) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &(struct cubind_library_info){.size = sizeof(struct cubind_library_info)}) == CUBIND_OK);
     CHECK(cubind_load(CUBIND_LIB_CURAND) == CUBIND_OK);
     fflush(NULL);
     pid = fork();
@@ -892,7 +892,7 @@ static long rss_kib(void)
 
 static void fail_loads(int rounds, const char *missing)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     int i;
     for (i = 0; i < rounds; ++i) {
         (void)cubind_load(CUBIND_LIB_CUBLAS); /* the first outcome, cached */
@@ -939,7 +939,7 @@ static int scenario_no_leak(void)
 
 static int scenario_info_lifetime(void)
 {
-    struct cubind_library_info first, second;
+    struct cubind_library_info first = {.size = sizeof first}, second = {.size = sizeof second};
     char *copy;
     CHECK(cubind_set_library_path(CUBIND_LIB_CURAND, "/nonexistent/a/libcurand.so.10") == CUBIND_OK);
     CHECK(cubind_library_info(CUBIND_LIB_CURAND, &first) == CUBIND_ERROR_LIBRARY_NOT_FOUND);

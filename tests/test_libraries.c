@@ -60,7 +60,7 @@ static int scenario_missing_library(void)
 static int scenario_missing_symbol(void)
 {
     const struct cubind_test_library *t = current();
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const cubind_error *e;
     CHECK(t->missing_call() == t->status_missing_symbol);
     e = cubind_last_error();
@@ -82,7 +82,7 @@ static int scenario_missing_symbol(void)
 static int scenario_version(void)
 {
     const struct cubind_test_library *t = current();
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const int expected[3] = {77, 1, 2};
     int parts[3], i;
     CHECK(t->first_call() == 0);

@@ -51,7 +51,7 @@ static int scenario_lazy(void)
 
 static int scenario_env_override(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_load(CUBIND_LIB_CUBLAS) == CUBIND_OK);
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(info.found == 1);
@@ -97,7 +97,7 @@ static int scenario_env_missing(void)
 
 static int scenario_api_path(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_set_library_path(CUBIND_LIB_CUBLAS, mock_path("libcublas.so.13")) == CUBIND_OK);
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "cubind_set_library_path"));
@@ -120,7 +120,7 @@ static int scenario_api_path(void)
 
 static int scenario_api_handle(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     void *handle = dlopen(mock_path("libcusparse.so.12"), RTLD_NOW | RTLD_LOCAL);
     CHECK(handle != NULL);
     CHECK(cubind_set_library_handle(CUBIND_LIB_CUSPARSE, NULL) == CUBIND_ERROR_INVALID_ARGUMENT);
@@ -134,7 +134,7 @@ static int scenario_api_handle(void)
 
 static int scenario_already_loaded(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(dlopen(mock_path("libcublas.so.13"), RTLD_NOW | RTLD_GLOBAL) != NULL);
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "already loaded"));
@@ -145,7 +145,7 @@ static int scenario_already_loaded(void)
 
 static int scenario_system_loader(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "system loader"));
     CHECK(same(info.path, mock_path("libcublas.so.13")));
@@ -155,7 +155,7 @@ static int scenario_system_loader(void)
 /* Found under a CUDA root: CUBIND_TEST_EXPECT_BY and CUBIND_TEST_EXPECT_PATH say where. */
 static int scenario_cuda_root(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, getenv("CUBIND_TEST_EXPECT_BY")));
     CHECK(same(info.path, getenv("CUBIND_TEST_EXPECT_PATH")));
@@ -164,7 +164,7 @@ static int scenario_cuda_root(void)
 
 static int scenario_missing_symbol(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const cubind_error *error;
     size_t i;
     int listed = 0;
@@ -194,7 +194,7 @@ static int scenario_missing_symbol(void)
 
 static int scenario_missing_library(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     curandGenerator_t generator;
     const cubind_error *error;
     CHECK(cubind_curand_create_generator(&generator, CURAND_RNG_PSEUDO_DEFAULT) ==
@@ -270,7 +270,7 @@ static int scenario_error_handler(void)
 
 static int scenario_versions(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(info.version_major == 9 && info.version_minor == 8 && info.version_patch == 7);
     CHECK(cubind_library_info(CUBIND_LIB_CUSOLVERMG, &info) == CUBIND_OK);
@@ -281,7 +281,7 @@ static int scenario_versions(void)
 
 static int scenario_version_fails(void)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(info.found == 1);
     CHECK(info.version_major == -1 && info.version_minor == -1 && info.version_patch == -1);

@@ -95,7 +95,7 @@ static void test_versions_match_file_names_and_headers(void **state)
     (void)state;
     for (lib = 0; lib < cubind_test_library_count; ++lib) {
         const struct cubind_test_library *t = &cubind_test_libraries[lib];
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         int version[3] = {-1, -1, -1}, from_soname[3] = {-1, -1, -1}, from_file[3] = {-1, -1, -1};
         int header[3] = {-1, -1, -1};
         int n_soname, n_file, n_header, parts = t->version_parts ? t->version_parts : 3;
@@ -147,7 +147,7 @@ static void test_stubs_are_refused(void **state)
     (void)state;
     for (lib = 0; lib < cubind_test_library_count; ++lib) {
         const struct cubind_test_library *t = &cubind_test_libraries[lib];
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         char stub[4096];
         const char *dot = strstr(t->sonames[0], ".so");
         if (t->version_refusals == 0 || dot == NULL || expected_present(t))
@@ -173,7 +173,7 @@ static void test_missing_functions_are_really_missing(void **state)
     size_t lib, i;
     (void)state;
     for (lib = 0; lib < cubind_test_library_count; ++lib) {
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         void *handle;
         if (!expected_present(&cubind_test_libraries[lib]))
             continue;
@@ -194,7 +194,7 @@ static void test_missing_functions_are_really_missing(void **state)
  * curandGenerateBinomial(Method). cubind must list exactly those. */
 static void test_cuda_13_0_missing_symbols(void **state)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     size_t i, buffer_size_ext = 0;
     (void)state;
     assert_int_equal(cubind_library_info(CUBIND_LIB_CUSPARSE, &info), CUBIND_OK);
@@ -223,7 +223,7 @@ static void test_cuda_13_0_missing_symbols(void **state)
 
 static void test_missing_symbol_call(void **state)
 {
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     const cubind_error *error;
     char version[32];
     (void)state;

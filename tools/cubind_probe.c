@@ -6,30 +6,110 @@
  *     cubind-probe           text
  *     cubind-probe --json    {"libraries":[{"name",...}]} for machines
  *
- * Exit status 0 whenever it ran, whatever it found; 2 for a bad command line.
+ * Exit status 0 whenever it ran, whatever it found; 2 for a bad command line; 1 when
+ * the report could not be written (a full disk, a closed pipe), with the reason on stderr.
+ *
+ * Paths may hold any byte. The text report keeps printable UTF-8 and writes control
+ * characters and bytes that are not UTF-8 as \xNN (a path cannot colour the terminal).
+ * The JSON is valid UTF-8: strings keep valid UTF-8 as it is, escape '"', '\' and control
+ * characters, and replace a byte that is not UTF-8 by U+FFFD; "path_bytes" and
+ * "real_path_bytes" then hold the path's exact bytes in hex (null when it is valid UTF-8).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cubind/cubind.h"
 
+/* Length of the valid UTF-8 sequence at `p` (1 to 4), 0 when the bytes there are not one. */
+static size_t utf8_length(const unsigned char *p)
+{
+    unsigned c = p[0];
+    size_t n, i;
+    unsigned long cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (i = 1; i < n; ++i) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+static int valid_utf8(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n;
+    for (; *p != '\0'; p += n)
+        if ((n = utf8_length(p)) == 0)
+            return 0;
+    return 1;
+}
+
 static void json_string(const char *text)
 {
     const unsigned char *p;
+    size_t n;
     if (text == NULL) {
         fputs("null", stdout);
         return;
     }
     putchar('"');
-    for (p = (const unsigned char *)text; *p != '\0'; ++p) {
-        if (*p == '"' || *p == '\\')
+    for (p = (const unsigned char *)text; *p != '\0'; p += n) {
+        n = utf8_length(p);
+        if (n == 0) {
+            fputs("\\ufffd", stdout); /* not UTF-8: the exact bytes are in "*_bytes" */
+            n = 1;
+        } else if (*p == '"' || *p == '\\')
             printf("\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            printf("\\u%04x", *p); /* bytes of a non-UTF-8 path stay visible and the JSON stays valid */
+        else if (*p < 0x20 || *p == 0x7f)
+            printf("\\u%04x", *p);
         else
-            putchar(*p);
+            fwrite(p, 1, n, stdout);
     }
     putchar('"');
+}
+
+/* The bytes of `text` in hex when it is not valid UTF-8, else null. */
+static void json_bytes(const char *text)
+{
+    const unsigned char *p;
+    if (text == NULL || valid_utf8(text)) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (p = (const unsigned char *)text; *p != '\0'; ++p)
+        printf("%02x", *p);
+    putchar('"');
+}
+
+/* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
+static void text_string(const char *text)
+{
+    const unsigned char *p;
+    size_t n;
+    for (p = (const unsigned char *)(text != NULL ? text : ""); *p != '\0'; p += n) {
+        n = utf8_length(p);
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+            size_t i, count = n == 0 ? 1 : n;
+            for (i = 0; i < count; ++i)
+                printf("\\x%02x", p[i]);
+            n = count;
+        } else
+            fwrite(p, 1, n, stdout);
+    }
 }
 
 /* "13.1.0", "12" when only the major is known, NULL when unknown. */
@@ -62,8 +142,12 @@ static void print_json(const struct cubind_library_info *infos)
         json_string(info->name);
         printf(",\"found\":%s,\"path\":", info->found ? "true" : "false");
         json_string(info->path);
+        printf(",\"path_bytes\":");
+        json_bytes(info->path);
         printf(",\"real_path\":");
         json_string(info->real_path);
+        printf(",\"real_path_bytes\":");
+        json_bytes(info->real_path);
         printf(",\"found_by\":");
         json_string(info->found_by);
         printf(",\"soname\":");
@@ -97,15 +181,21 @@ static void print_text(const struct cubind_library_info *infos)
         const struct cubind_library_info *info = &infos[lib];
         const char *v = version_text(info, version, sizeof version);
         if (!info->found) {
-            printf("\n%-11s not found (%zu functions unavailable)\n    %s\n", info->name, info->functions,
-                   info->error != NULL ? info->error : "");
+            printf("\n%-11s not found (%zu functions unavailable)\n    ", info->name, info->functions);
+            text_string(info->error);
+            putchar('\n');
             continue;
         }
-        printf("\n%-11s %s  version %s  (%s)\n", info->name, info->soname != NULL ? info->soname : "(no soname)",
-               v != NULL ? v : "unknown", info->version_source);
-        printf("    path: %s", info->path);
-        if (info->real_path != NULL && strcmp(info->real_path, info->path) != 0)
-            printf(" -> %s", info->real_path);
+        printf("\n%-11s ", info->name);
+        text_string(info->soname != NULL ? info->soname : "(no soname)");
+        printf("  version %s  (", v != NULL ? v : "unknown");
+        text_string(info->version_source);
+        printf(")\n    path: ");
+        text_string(info->path);
+        if (info->real_path != NULL && strcmp(info->real_path, info->path) != 0) {
+            printf(" -> ");
+            text_string(info->real_path);
+        }
         printf("\n    found by: %s\n", info->found_by);
         printf("    functions: %zu of %zu found, %zu missing\n", info->functions_found, info->functions,
                info->functions_missing);
@@ -128,10 +218,20 @@ int main(int argc, char **argv)
         return 2;
     }
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
+    {
+        infos[lib].size = sizeof infos[lib];
         cubind_library_info((cubind_library)lib, &infos[lib]);
+    }
     if (json)
         print_json(infos);
     else
         print_text(infos);
+    /* what was written must have been written: a full disk or a closed pipe is an error */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "cubind-probe: cannot write the report to standard output: %s\n",
+                errno != 0 ? strerror(errno) : "write error");
+        return 1;
+    }
     return 0;
 }

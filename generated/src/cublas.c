@@ -1648,10 +1648,11 @@ typedef cublasStatus_t (*cubind__cublasCreate_v2_fn)(cublasHandle_t *handle);
 
 cublasStatus_t cubind_cublas_create(cublasHandle_t *handle)
 {
-    cubind__cublasCreate_v2_fn cubind_fn = (cubind__cublasCreate_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCreate_v2_fn cubind_fn = (cubind__cublasCreate_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[0], 0, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 0, (int)cubind_status);
@@ -1662,10 +1663,11 @@ typedef cublasStatus_t (*cubind__cublasDestroy_v2_fn)(cublasHandle_t handle);
 
 cublasStatus_t cubind_cublas_destroy(cublasHandle_t handle)
 {
-    cubind__cublasDestroy_v2_fn cubind_fn = (cubind__cublasDestroy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDestroy_v2_fn cubind_fn = (cubind__cublasDestroy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[1], 1, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 1, (int)cubind_status);
@@ -1676,10 +1678,11 @@ typedef cublasStatus_t (*cubind__cublasGetVersion_v2_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_get_version(cublasHandle_t handle, int *version)
 {
-    cubind__cublasGetVersion_v2_fn cubind_fn = (cubind__cublasGetVersion_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetVersion_v2_fn cubind_fn = (cubind__cublasGetVersion_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[2], 2, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, version);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 2, (int)cubind_status);
@@ -1690,10 +1693,11 @@ typedef cublasStatus_t (*cubind__cublasGetProperty_fn)(libraryPropertyType type,
 
 cublasStatus_t cubind_cublas_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasGetProperty_fn cubind_fn = (cubind__cublasGetProperty_fn)cubind__symbol(&cubind__cublas_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetProperty_fn cubind_fn = (cubind__cublasGetProperty_fn)cubind__symbol(&cubind__cublas_symbols, &slots[3], 3, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 3, (int)cubind_status);
@@ -1704,7 +1708,7 @@ typedef size_t (*cubind__cublasGetCudartVersion_fn)(void);
 
 size_t cubind_cublas_get_cudart_version(void)
 {
-    cubind__cublasGetCudartVersion_fn cubind_fn = (cubind__cublasGetCudartVersion_fn)cubind__symbol(&cubind__cublas_symbols, &slots[4], 4);
+    cubind__cublasGetCudartVersion_fn cubind_fn = (cubind__cublasGetCudartVersion_fn)cubind__symbol(&cubind__cublas_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -1714,10 +1718,11 @@ typedef cublasStatus_t (*cubind__cublasSetWorkspace_v2_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_set_workspace(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
 {
-    cubind__cublasSetWorkspace_v2_fn cubind_fn = (cubind__cublasSetWorkspace_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetWorkspace_v2_fn cubind_fn = (cubind__cublasSetWorkspace_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[5], 5, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, workspace, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 5, (int)cubind_status);
@@ -1728,10 +1733,11 @@ typedef cublasStatus_t (*cubind__cublasSetStream_v2_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_set_stream(cublasHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cublasSetStream_v2_fn cubind_fn = (cubind__cublasSetStream_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetStream_v2_fn cubind_fn = (cubind__cublasSetStream_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[6], 6, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 6, (int)cubind_status);
@@ -1742,10 +1748,11 @@ typedef cublasStatus_t (*cubind__cublasGetStream_v2_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_get_stream(cublasHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cublasGetStream_v2_fn cubind_fn = (cubind__cublasGetStream_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetStream_v2_fn cubind_fn = (cubind__cublasGetStream_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[7], 7, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 7, (int)cubind_status);
@@ -1756,10 +1763,11 @@ typedef cublasStatus_t (*cubind__cublasGetPointerMode_v2_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_get_pointer_mode(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
-    cubind__cublasGetPointerMode_v2_fn cubind_fn = (cubind__cublasGetPointerMode_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetPointerMode_v2_fn cubind_fn = (cubind__cublasGetPointerMode_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[8], 8, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 8, (int)cubind_status);
@@ -1770,10 +1778,11 @@ typedef cublasStatus_t (*cubind__cublasSetPointerMode_v2_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_set_pointer_mode(cublasHandle_t handle, cublasPointerMode_t mode)
 {
-    cubind__cublasSetPointerMode_v2_fn cubind_fn = (cubind__cublasSetPointerMode_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetPointerMode_v2_fn cubind_fn = (cubind__cublasSetPointerMode_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[9], 9, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 9, (int)cubind_status);
@@ -1784,10 +1793,11 @@ typedef cublasStatus_t (*cubind__cublasGetAtomicsMode_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_get_atomics_mode(cublasHandle_t handle, cublasAtomicsMode_t *mode)
 {
-    cubind__cublasGetAtomicsMode_fn cubind_fn = (cubind__cublasGetAtomicsMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetAtomicsMode_fn cubind_fn = (cubind__cublasGetAtomicsMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[10], 10, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 10, (int)cubind_status);
@@ -1798,10 +1808,11 @@ typedef cublasStatus_t (*cubind__cublasSetAtomicsMode_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_set_atomics_mode(cublasHandle_t handle, cublasAtomicsMode_t mode)
 {
-    cubind__cublasSetAtomicsMode_fn cubind_fn = (cubind__cublasSetAtomicsMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetAtomicsMode_fn cubind_fn = (cubind__cublasSetAtomicsMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[11], 11, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 11, (int)cubind_status);
@@ -1812,10 +1823,11 @@ typedef cublasStatus_t (*cubind__cublasGetMathMode_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_get_math_mode(cublasHandle_t handle, cublasMath_t *mode)
 {
-    cubind__cublasGetMathMode_fn cubind_fn = (cubind__cublasGetMathMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetMathMode_fn cubind_fn = (cubind__cublasGetMathMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[12], 12, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 12, (int)cubind_status);
@@ -1826,10 +1838,11 @@ typedef cublasStatus_t (*cubind__cublasSetMathMode_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_set_math_mode(cublasHandle_t handle, cublasMath_t mode)
 {
-    cubind__cublasSetMathMode_fn cubind_fn = (cubind__cublasSetMathMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetMathMode_fn cubind_fn = (cubind__cublasSetMathMode_fn)cubind__symbol(&cubind__cublas_symbols, &slots[13], 13, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 13, (int)cubind_status);
@@ -1840,10 +1853,11 @@ typedef cublasStatus_t (*cubind__cublasGetSmCountTarget_fn)(cublasHandle_t handl
 
 cublasStatus_t cubind_cublas_get_sm_count_target(cublasHandle_t handle, int *smCountTarget)
 {
-    cubind__cublasGetSmCountTarget_fn cubind_fn = (cubind__cublasGetSmCountTarget_fn)cubind__symbol(&cubind__cublas_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetSmCountTarget_fn cubind_fn = (cubind__cublasGetSmCountTarget_fn)cubind__symbol(&cubind__cublas_symbols, &slots[14], 14, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, smCountTarget);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 14, (int)cubind_status);
@@ -1854,10 +1868,11 @@ typedef cublasStatus_t (*cubind__cublasSetSmCountTarget_fn)(cublasHandle_t handl
 
 cublasStatus_t cubind_cublas_set_sm_count_target(cublasHandle_t handle, int smCountTarget)
 {
-    cubind__cublasSetSmCountTarget_fn cubind_fn = (cubind__cublasSetSmCountTarget_fn)cubind__symbol(&cubind__cublas_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetSmCountTarget_fn cubind_fn = (cubind__cublasSetSmCountTarget_fn)cubind__symbol(&cubind__cublas_symbols, &slots[15], 15, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, smCountTarget);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 15, (int)cubind_status);
@@ -1868,10 +1883,11 @@ typedef cublasStatus_t (*cubind__cublasGetEmulationStrategy_fn)(cublasHandle_t h
 
 cublasStatus_t cubind_cublas_get_emulation_strategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)
 {
-    cubind__cublasGetEmulationStrategy_fn cubind_fn = (cubind__cublasGetEmulationStrategy_fn)cubind__symbol(&cubind__cublas_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetEmulationStrategy_fn cubind_fn = (cubind__cublasGetEmulationStrategy_fn)cubind__symbol(&cubind__cublas_symbols, &slots[16], 16, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, emulationStrategy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 16, (int)cubind_status);
@@ -1882,10 +1898,11 @@ typedef cublasStatus_t (*cubind__cublasSetEmulationStrategy_fn)(cublasHandle_t h
 
 cublasStatus_t cubind_cublas_set_emulation_strategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)
 {
-    cubind__cublasSetEmulationStrategy_fn cubind_fn = (cubind__cublasSetEmulationStrategy_fn)cubind__symbol(&cubind__cublas_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetEmulationStrategy_fn cubind_fn = (cubind__cublasSetEmulationStrategy_fn)cubind__symbol(&cubind__cublas_symbols, &slots[17], 17, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, emulationStrategy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 17, (int)cubind_status);
@@ -1896,10 +1913,11 @@ typedef cublasStatus_t (*cubind__cublasGetEmulationSpecialValuesSupport_fn)(cubl
 
 cublasStatus_t cubind_cublas_get_emulation_special_values_support(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)
 {
-    cubind__cublasGetEmulationSpecialValuesSupport_fn cubind_fn = (cubind__cublasGetEmulationSpecialValuesSupport_fn)cubind__symbol(&cubind__cublas_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetEmulationSpecialValuesSupport_fn cubind_fn = (cubind__cublasGetEmulationSpecialValuesSupport_fn)cubind__symbol(&cubind__cublas_symbols, &slots[18], 18, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 18, (int)cubind_status);
@@ -1910,10 +1928,11 @@ typedef cublasStatus_t (*cubind__cublasSetEmulationSpecialValuesSupport_fn)(cubl
 
 cublasStatus_t cubind_cublas_set_emulation_special_values_support(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)
 {
-    cubind__cublasSetEmulationSpecialValuesSupport_fn cubind_fn = (cubind__cublasSetEmulationSpecialValuesSupport_fn)cubind__symbol(&cubind__cublas_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetEmulationSpecialValuesSupport_fn cubind_fn = (cubind__cublasSetEmulationSpecialValuesSupport_fn)cubind__symbol(&cubind__cublas_symbols, &slots[19], 19, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 19, (int)cubind_status);
@@ -1924,10 +1943,11 @@ typedef cublasStatus_t (*cubind__cublasGetFixedPointEmulationMantissaControl_fn)
 
 cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_control(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)
 {
-    cubind__cublasGetFixedPointEmulationMantissaControl_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaControl_fn)cubind__symbol(&cubind__cublas_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetFixedPointEmulationMantissaControl_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaControl_fn)cubind__symbol(&cubind__cublas_symbols, &slots[20], 20, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaControl);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 20, (int)cubind_status);
@@ -1938,10 +1958,11 @@ typedef cublasStatus_t (*cubind__cublasSetFixedPointEmulationMantissaControl_fn)
 
 cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_control(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)
 {
-    cubind__cublasSetFixedPointEmulationMantissaControl_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaControl_fn)cubind__symbol(&cubind__cublas_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetFixedPointEmulationMantissaControl_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaControl_fn)cubind__symbol(&cubind__cublas_symbols, &slots[21], 21, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaControl);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 21, (int)cubind_status);
@@ -1952,10 +1973,11 @@ typedef cublasStatus_t (*cubind__cublasGetFixedPointEmulationMaxMantissaBitCount
 
 cublasStatus_t cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(cublasHandle_t handle, int *maxMantissaBitCount)
 {
-    cubind__cublasGetFixedPointEmulationMaxMantissaBitCount_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMaxMantissaBitCount_fn)cubind__symbol(&cubind__cublas_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetFixedPointEmulationMaxMantissaBitCount_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMaxMantissaBitCount_fn)cubind__symbol(&cubind__cublas_symbols, &slots[22], 22, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, maxMantissaBitCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 22, (int)cubind_status);
@@ -1966,10 +1988,11 @@ typedef cublasStatus_t (*cubind__cublasSetFixedPointEmulationMaxMantissaBitCount
 
 cublasStatus_t cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(cublasHandle_t handle, int maxMantissaBitCount)
 {
-    cubind__cublasSetFixedPointEmulationMaxMantissaBitCount_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMaxMantissaBitCount_fn)cubind__symbol(&cubind__cublas_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetFixedPointEmulationMaxMantissaBitCount_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMaxMantissaBitCount_fn)cubind__symbol(&cubind__cublas_symbols, &slots[23], 23, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, maxMantissaBitCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 23, (int)cubind_status);
@@ -1980,10 +2003,11 @@ typedef cublasStatus_t (*cubind__cublasGetFixedPointEmulationMantissaBitOffset_f
 
 cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(cublasHandle_t handle, int *mantissaBitOffset)
 {
-    cubind__cublasGetFixedPointEmulationMantissaBitOffset_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaBitOffset_fn)cubind__symbol(&cubind__cublas_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetFixedPointEmulationMantissaBitOffset_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaBitOffset_fn)cubind__symbol(&cubind__cublas_symbols, &slots[24], 24, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaBitOffset);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 24, (int)cubind_status);
@@ -1994,10 +2018,11 @@ typedef cublasStatus_t (*cubind__cublasSetFixedPointEmulationMantissaBitOffset_f
 
 cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(cublasHandle_t handle, int mantissaBitOffset)
 {
-    cubind__cublasSetFixedPointEmulationMantissaBitOffset_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaBitOffset_fn)cubind__symbol(&cubind__cublas_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetFixedPointEmulationMantissaBitOffset_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaBitOffset_fn)cubind__symbol(&cubind__cublas_symbols, &slots[25], 25, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaBitOffset);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 25, (int)cubind_status);
@@ -2008,10 +2033,11 @@ typedef cublasStatus_t (*cubind__cublasGetFixedPointEmulationMantissaBitCountPoi
 
 cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(cublasHandle_t handle, int **mantissaBitCount)
 {
-    cubind__cublasGetFixedPointEmulationMantissaBitCountPointer_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaBitCountPointer_fn)cubind__symbol(&cubind__cublas_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetFixedPointEmulationMantissaBitCountPointer_fn cubind_fn = (cubind__cublasGetFixedPointEmulationMantissaBitCountPointer_fn)cubind__symbol(&cubind__cublas_symbols, &slots[26], 26, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaBitCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 26, (int)cubind_status);
@@ -2022,10 +2048,11 @@ typedef cublasStatus_t (*cubind__cublasSetFixedPointEmulationMantissaBitCountPoi
 
 cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(cublasHandle_t handle, int *mantissaBitCount)
 {
-    cubind__cublasSetFixedPointEmulationMantissaBitCountPointer_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaBitCountPointer_fn)cubind__symbol(&cubind__cublas_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetFixedPointEmulationMantissaBitCountPointer_fn cubind_fn = (cubind__cublasSetFixedPointEmulationMantissaBitCountPointer_fn)cubind__symbol(&cubind__cublas_symbols, &slots[27], 27, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mantissaBitCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 27, (int)cubind_status);
@@ -2036,7 +2063,7 @@ typedef const char *(*cubind__cublasGetStatusName_fn)(cublasStatus_t status);
 
 const char *cubind_cublas_get_status_name(cublasStatus_t status)
 {
-    cubind__cublasGetStatusName_fn cubind_fn = (cubind__cublasGetStatusName_fn)cubind__symbol(&cubind__cublas_symbols, &slots[28], 28);
+    cubind__cublasGetStatusName_fn cubind_fn = (cubind__cublasGetStatusName_fn)cubind__symbol(&cubind__cublas_symbols, &slots[28], 28, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -2046,7 +2073,7 @@ typedef const char *(*cubind__cublasGetStatusString_fn)(cublasStatus_t status);
 
 const char *cubind_cublas_get_status_string(cublasStatus_t status)
 {
-    cubind__cublasGetStatusString_fn cubind_fn = (cubind__cublasGetStatusString_fn)cubind__symbol(&cubind__cublas_symbols, &slots[29], 29);
+    cubind__cublasGetStatusString_fn cubind_fn = (cubind__cublasGetStatusString_fn)cubind__symbol(&cubind__cublas_symbols, &slots[29], 29, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -2056,10 +2083,11 @@ typedef cublasStatus_t (*cubind__cublasLoggerConfigure_fn)(int logIsOn, int logT
 
 cublasStatus_t cubind_cublas_logger_configure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)
 {
-    cubind__cublasLoggerConfigure_fn cubind_fn = (cubind__cublasLoggerConfigure_fn)cubind__symbol(&cubind__cublas_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLoggerConfigure_fn cubind_fn = (cubind__cublasLoggerConfigure_fn)cubind__symbol(&cubind__cublas_symbols, &slots[30], 30, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(logIsOn, logToStdOut, logToStdErr, logFileName);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 30, (int)cubind_status);
@@ -2070,10 +2098,11 @@ typedef cublasStatus_t (*cubind__cublasSetLoggerCallback_fn)(cublasLogCallback u
 
 cublasStatus_t cubind_cublas_set_logger_callback(cublasLogCallback userCallback)
 {
-    cubind__cublasSetLoggerCallback_fn cubind_fn = (cubind__cublasSetLoggerCallback_fn)cubind__symbol(&cubind__cublas_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetLoggerCallback_fn cubind_fn = (cubind__cublasSetLoggerCallback_fn)cubind__symbol(&cubind__cublas_symbols, &slots[31], 31, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(userCallback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 31, (int)cubind_status);
@@ -2084,10 +2113,11 @@ typedef cublasStatus_t (*cubind__cublasGetLoggerCallback_fn)(cublasLogCallback *
 
 cublasStatus_t cubind_cublas_get_logger_callback(cublasLogCallback *userCallback)
 {
-    cubind__cublasGetLoggerCallback_fn cubind_fn = (cubind__cublasGetLoggerCallback_fn)cubind__symbol(&cubind__cublas_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetLoggerCallback_fn cubind_fn = (cubind__cublasGetLoggerCallback_fn)cubind__symbol(&cubind__cublas_symbols, &slots[32], 32, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(userCallback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 32, (int)cubind_status);
@@ -2098,10 +2128,11 @@ typedef cublasStatus_t (*cubind__cublasSetVector_fn)(int n, int elemSize, const 
 
 cublasStatus_t cubind_cublas_set_vector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)
 {
-    cubind__cublasSetVector_fn cubind_fn = (cubind__cublasSetVector_fn)cubind__symbol(&cubind__cublas_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetVector_fn cubind_fn = (cubind__cublasSetVector_fn)cubind__symbol(&cubind__cublas_symbols, &slots[33], 33, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 33, (int)cubind_status);
@@ -2112,10 +2143,11 @@ typedef cublasStatus_t (*cubind__cublasSetVector_64_fn)(int64_t n, int64_t elemS
 
 cublasStatus_t cubind_cublas_set_vector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)
 {
-    cubind__cublasSetVector_64_fn cubind_fn = (cubind__cublasSetVector_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetVector_64_fn cubind_fn = (cubind__cublasSetVector_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[34], 34, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 34, (int)cubind_status);
@@ -2126,10 +2158,11 @@ typedef cublasStatus_t (*cubind__cublasGetVector_fn)(int n, int elemSize, const 
 
 cublasStatus_t cubind_cublas_get_vector(int n, int elemSize, const void *x, int incx, void *y, int incy)
 {
-    cubind__cublasGetVector_fn cubind_fn = (cubind__cublasGetVector_fn)cubind__symbol(&cubind__cublas_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetVector_fn cubind_fn = (cubind__cublasGetVector_fn)cubind__symbol(&cubind__cublas_symbols, &slots[35], 35, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 35, (int)cubind_status);
@@ -2140,10 +2173,11 @@ typedef cublasStatus_t (*cubind__cublasGetVector_64_fn)(int64_t n, int64_t elemS
 
 cublasStatus_t cubind_cublas_get_vector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)
 {
-    cubind__cublasGetVector_64_fn cubind_fn = (cubind__cublasGetVector_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetVector_64_fn cubind_fn = (cubind__cublasGetVector_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[36], 36, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 36, (int)cubind_status);
@@ -2154,10 +2188,11 @@ typedef cublasStatus_t (*cubind__cublasSetMatrix_fn)(int rows, int cols, int ele
 
 cublasStatus_t cubind_cublas_set_matrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cubind__cublasSetMatrix_fn cubind_fn = (cubind__cublasSetMatrix_fn)cubind__symbol(&cubind__cublas_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetMatrix_fn cubind_fn = (cubind__cublasSetMatrix_fn)cubind__symbol(&cubind__cublas_symbols, &slots[37], 37, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 37, (int)cubind_status);
@@ -2168,10 +2203,11 @@ typedef cublasStatus_t (*cubind__cublasSetMatrix_64_fn)(int64_t rows, int64_t co
 
 cublasStatus_t cubind_cublas_set_matrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cubind__cublasSetMatrix_64_fn cubind_fn = (cubind__cublasSetMatrix_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetMatrix_64_fn cubind_fn = (cubind__cublasSetMatrix_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[38], 38, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 38, (int)cubind_status);
@@ -2182,10 +2218,11 @@ typedef cublasStatus_t (*cubind__cublasGetMatrix_fn)(int rows, int cols, int ele
 
 cublasStatus_t cubind_cublas_get_matrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cubind__cublasGetMatrix_fn cubind_fn = (cubind__cublasGetMatrix_fn)cubind__symbol(&cubind__cublas_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetMatrix_fn cubind_fn = (cubind__cublasGetMatrix_fn)cubind__symbol(&cubind__cublas_symbols, &slots[39], 39, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 39, (int)cubind_status);
@@ -2196,10 +2233,11 @@ typedef cublasStatus_t (*cubind__cublasGetMatrix_64_fn)(int64_t rows, int64_t co
 
 cublasStatus_t cubind_cublas_get_matrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cubind__cublasGetMatrix_64_fn cubind_fn = (cubind__cublasGetMatrix_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetMatrix_64_fn cubind_fn = (cubind__cublasGetMatrix_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[40], 40, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 40, (int)cubind_status);
@@ -2210,10 +2248,11 @@ typedef cublasStatus_t (*cubind__cublasSetVectorAsync_fn)(int n, int elemSize, c
 
 cublasStatus_t cubind_cublas_set_vector_async(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)
 {
-    cubind__cublasSetVectorAsync_fn cubind_fn = (cubind__cublasSetVectorAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetVectorAsync_fn cubind_fn = (cubind__cublasSetVectorAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[41], 41, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 41, (int)cubind_status);
@@ -2224,10 +2263,11 @@ typedef cublasStatus_t (*cubind__cublasSetVectorAsync_64_fn)(int64_t n, int64_t 
 
 cublasStatus_t cubind_cublas_set_vector_async_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)
 {
-    cubind__cublasSetVectorAsync_64_fn cubind_fn = (cubind__cublasSetVectorAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetVectorAsync_64_fn cubind_fn = (cubind__cublasSetVectorAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[42], 42, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 42, (int)cubind_status);
@@ -2238,10 +2278,11 @@ typedef cublasStatus_t (*cubind__cublasGetVectorAsync_fn)(int n, int elemSize, c
 
 cublasStatus_t cubind_cublas_get_vector_async(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)
 {
-    cubind__cublasGetVectorAsync_fn cubind_fn = (cubind__cublasGetVectorAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetVectorAsync_fn cubind_fn = (cubind__cublasGetVectorAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[43], 43, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 43, (int)cubind_status);
@@ -2252,10 +2293,11 @@ typedef cublasStatus_t (*cubind__cublasGetVectorAsync_64_fn)(int64_t n, int64_t 
 
 cublasStatus_t cubind_cublas_get_vector_async_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)
 {
-    cubind__cublasGetVectorAsync_64_fn cubind_fn = (cubind__cublasGetVectorAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetVectorAsync_64_fn cubind_fn = (cubind__cublasGetVectorAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[44], 44, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 44, (int)cubind_status);
@@ -2266,10 +2308,11 @@ typedef cublasStatus_t (*cubind__cublasSetMatrixAsync_fn)(int rows, int cols, in
 
 cublasStatus_t cubind_cublas_set_matrix_async(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cubind__cublasSetMatrixAsync_fn cubind_fn = (cubind__cublasSetMatrixAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetMatrixAsync_fn cubind_fn = (cubind__cublasSetMatrixAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[45], 45, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 45, (int)cubind_status);
@@ -2280,10 +2323,11 @@ typedef cublasStatus_t (*cubind__cublasSetMatrixAsync_64_fn)(int64_t rows, int64
 
 cublasStatus_t cubind_cublas_set_matrix_async_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cubind__cublasSetMatrixAsync_64_fn cubind_fn = (cubind__cublasSetMatrixAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSetMatrixAsync_64_fn cubind_fn = (cubind__cublasSetMatrixAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[46], 46, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 46, (int)cubind_status);
@@ -2294,10 +2338,11 @@ typedef cublasStatus_t (*cubind__cublasGetMatrixAsync_fn)(int rows, int cols, in
 
 cublasStatus_t cubind_cublas_get_matrix_async(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cubind__cublasGetMatrixAsync_fn cubind_fn = (cubind__cublasGetMatrixAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetMatrixAsync_fn cubind_fn = (cubind__cublasGetMatrixAsync_fn)cubind__symbol(&cubind__cublas_symbols, &slots[47], 47, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 47, (int)cubind_status);
@@ -2308,10 +2353,11 @@ typedef cublasStatus_t (*cubind__cublasGetMatrixAsync_64_fn)(int64_t rows, int64
 
 cublasStatus_t cubind_cublas_get_matrix_async_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cubind__cublasGetMatrixAsync_64_fn cubind_fn = (cubind__cublasGetMatrixAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGetMatrixAsync_64_fn cubind_fn = (cubind__cublasGetMatrixAsync_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[48], 48, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 48, (int)cubind_status);
@@ -2322,7 +2368,7 @@ typedef void (*cubind__cublasXerbla_fn)(const char *srName, int info);
 
 void cubind_cublas_xerbla(const char *srName, int info)
 {
-    cubind__cublasXerbla_fn cubind_fn = (cubind__cublasXerbla_fn)cubind__symbol(&cubind__cublas_symbols, &slots[49], 49);
+    cubind__cublasXerbla_fn cubind_fn = (cubind__cublasXerbla_fn)cubind__symbol(&cubind__cublas_symbols, &slots[49], 49, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return;
     cubind_fn(srName, info);
@@ -2332,10 +2378,11 @@ typedef cublasStatus_t (*cubind__cublasNrm2Ex_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_nrm2_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasNrm2Ex_fn cubind_fn = (cubind__cublasNrm2Ex_fn)cubind__symbol(&cubind__cublas_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasNrm2Ex_fn cubind_fn = (cubind__cublasNrm2Ex_fn)cubind__symbol(&cubind__cublas_symbols, &slots[50], 50, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 50, (int)cubind_status);
@@ -2346,10 +2393,11 @@ typedef cublasStatus_t (*cubind__cublasNrm2Ex_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_nrm2ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasNrm2Ex_64_fn cubind_fn = (cubind__cublasNrm2Ex_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasNrm2Ex_64_fn cubind_fn = (cubind__cublasNrm2Ex_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[51], 51, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 51, (int)cubind_status);
@@ -2360,10 +2408,11 @@ typedef cublasStatus_t (*cubind__cublasSnrm2_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_snrm2(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cubind__cublasSnrm2_v2_fn cubind_fn = (cubind__cublasSnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSnrm2_v2_fn cubind_fn = (cubind__cublasSnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[52], 52, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 52, (int)cubind_status);
@@ -2374,10 +2423,11 @@ typedef cublasStatus_t (*cubind__cublasSnrm2_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_snrm2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cubind__cublasSnrm2_v2_64_fn cubind_fn = (cubind__cublasSnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSnrm2_v2_64_fn cubind_fn = (cubind__cublasSnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[53], 53, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 53, (int)cubind_status);
@@ -2388,10 +2438,11 @@ typedef cublasStatus_t (*cubind__cublasDnrm2_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_dnrm2(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cubind__cublasDnrm2_v2_fn cubind_fn = (cubind__cublasDnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDnrm2_v2_fn cubind_fn = (cubind__cublasDnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[54], 54, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 54, (int)cubind_status);
@@ -2402,10 +2453,11 @@ typedef cublasStatus_t (*cubind__cublasDnrm2_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_dnrm2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cubind__cublasDnrm2_v2_64_fn cubind_fn = (cubind__cublasDnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDnrm2_v2_64_fn cubind_fn = (cubind__cublasDnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[55], 55, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 55, (int)cubind_status);
@@ -2416,10 +2468,11 @@ typedef cublasStatus_t (*cubind__cublasScnrm2_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_scnrm2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cubind__cublasScnrm2_v2_fn cubind_fn = (cubind__cublasScnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScnrm2_v2_fn cubind_fn = (cubind__cublasScnrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[56], 56, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 56, (int)cubind_status);
@@ -2430,10 +2483,11 @@ typedef cublasStatus_t (*cubind__cublasScnrm2_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_scnrm2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cubind__cublasScnrm2_v2_64_fn cubind_fn = (cubind__cublasScnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScnrm2_v2_64_fn cubind_fn = (cubind__cublasScnrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[57], 57, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 57, (int)cubind_status);
@@ -2444,10 +2498,11 @@ typedef cublasStatus_t (*cubind__cublasDznrm2_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_dznrm2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cubind__cublasDznrm2_v2_fn cubind_fn = (cubind__cublasDznrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDznrm2_v2_fn cubind_fn = (cubind__cublasDznrm2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[58], 58, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 58, (int)cubind_status);
@@ -2458,10 +2513,11 @@ typedef cublasStatus_t (*cubind__cublasDznrm2_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_dznrm2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cubind__cublasDznrm2_v2_64_fn cubind_fn = (cubind__cublasDznrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDznrm2_v2_64_fn cubind_fn = (cubind__cublasDznrm2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[59], 59, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 59, (int)cubind_status);
@@ -2472,10 +2528,11 @@ typedef cublasStatus_t (*cubind__cublasDotEx_fn)(cublasHandle_t handle, int n, c
 
 cublasStatus_t cubind_cublas_dot_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasDotEx_fn cubind_fn = (cubind__cublasDotEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDotEx_fn cubind_fn = (cubind__cublasDotEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[60], 60, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 60, (int)cubind_status);
@@ -2486,10 +2543,11 @@ typedef cublasStatus_t (*cubind__cublasDotEx_64_fn)(cublasHandle_t handle, int64
 
 cublasStatus_t cubind_cublas_dot_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasDotEx_64_fn cubind_fn = (cubind__cublasDotEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDotEx_64_fn cubind_fn = (cubind__cublasDotEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[61], 61, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 61, (int)cubind_status);
@@ -2500,10 +2558,11 @@ typedef cublasStatus_t (*cubind__cublasDotcEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_dotc_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasDotcEx_fn cubind_fn = (cubind__cublasDotcEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDotcEx_fn cubind_fn = (cubind__cublasDotcEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[62], 62, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 62, (int)cubind_status);
@@ -2514,10 +2573,11 @@ typedef cublasStatus_t (*cubind__cublasDotcEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_dotc_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind__cublasDotcEx_64_fn cubind_fn = (cubind__cublasDotcEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDotcEx_64_fn cubind_fn = (cubind__cublasDotcEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[63], 63, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 63, (int)cubind_status);
@@ -2528,10 +2588,11 @@ typedef cublasStatus_t (*cubind__cublasSdot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_sdot(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)
 {
-    cubind__cublasSdot_v2_fn cubind_fn = (cubind__cublasSdot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSdot_v2_fn cubind_fn = (cubind__cublasSdot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[64], 64, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 64, (int)cubind_status);
@@ -2542,10 +2603,11 @@ typedef cublasStatus_t (*cubind__cublasSdot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_sdot_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
-    cubind__cublasSdot_v2_64_fn cubind_fn = (cubind__cublasSdot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSdot_v2_64_fn cubind_fn = (cubind__cublasSdot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[65], 65, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 65, (int)cubind_status);
@@ -2556,10 +2618,11 @@ typedef cublasStatus_t (*cubind__cublasDdot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_ddot(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)
 {
-    cubind__cublasDdot_v2_fn cubind_fn = (cubind__cublasDdot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDdot_v2_fn cubind_fn = (cubind__cublasDdot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[66], 66, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 66, (int)cubind_status);
@@ -2570,10 +2633,11 @@ typedef cublasStatus_t (*cubind__cublasDdot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_ddot_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)
 {
-    cubind__cublasDdot_v2_64_fn cubind_fn = (cubind__cublasDdot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDdot_v2_64_fn cubind_fn = (cubind__cublasDdot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[67], 67, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 67, (int)cubind_status);
@@ -2584,10 +2648,11 @@ typedef cublasStatus_t (*cubind__cublasCdotu_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_cdotu(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cubind__cublasCdotu_v2_fn cubind_fn = (cubind__cublasCdotu_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdotu_v2_fn cubind_fn = (cubind__cublasCdotu_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[68], 68, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 68, (int)cubind_status);
@@ -2598,10 +2663,11 @@ typedef cublasStatus_t (*cubind__cublasCdotu_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cdotu_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cubind__cublasCdotu_v2_64_fn cubind_fn = (cubind__cublasCdotu_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdotu_v2_64_fn cubind_fn = (cubind__cublasCdotu_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[69], 69, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 69, (int)cubind_status);
@@ -2612,10 +2678,11 @@ typedef cublasStatus_t (*cubind__cublasCdotc_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_cdotc(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cubind__cublasCdotc_v2_fn cubind_fn = (cubind__cublasCdotc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdotc_v2_fn cubind_fn = (cubind__cublasCdotc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[70], 70, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 70, (int)cubind_status);
@@ -2626,10 +2693,11 @@ typedef cublasStatus_t (*cubind__cublasCdotc_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cdotc_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cubind__cublasCdotc_v2_64_fn cubind_fn = (cubind__cublasCdotc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdotc_v2_64_fn cubind_fn = (cubind__cublasCdotc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[71], 71, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 71, (int)cubind_status);
@@ -2640,10 +2708,11 @@ typedef cublasStatus_t (*cubind__cublasZdotu_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zdotu(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cubind__cublasZdotu_v2_fn cubind_fn = (cubind__cublasZdotu_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdotu_v2_fn cubind_fn = (cubind__cublasZdotu_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[72], 72, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 72, (int)cubind_status);
@@ -2654,10 +2723,11 @@ typedef cublasStatus_t (*cubind__cublasZdotu_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zdotu_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cubind__cublasZdotu_v2_64_fn cubind_fn = (cubind__cublasZdotu_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdotu_v2_64_fn cubind_fn = (cubind__cublasZdotu_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[73], 73, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 73, (int)cubind_status);
@@ -2668,10 +2738,11 @@ typedef cublasStatus_t (*cubind__cublasZdotc_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zdotc(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cubind__cublasZdotc_v2_fn cubind_fn = (cubind__cublasZdotc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdotc_v2_fn cubind_fn = (cubind__cublasZdotc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[74], 74, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 74, (int)cubind_status);
@@ -2682,10 +2753,11 @@ typedef cublasStatus_t (*cubind__cublasZdotc_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zdotc_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cubind__cublasZdotc_v2_64_fn cubind_fn = (cubind__cublasZdotc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdotc_v2_64_fn cubind_fn = (cubind__cublasZdotc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[75], 75, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 75, (int)cubind_status);
@@ -2696,10 +2768,11 @@ typedef cublasStatus_t (*cubind__cublasScalEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_scal_ex(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)
 {
-    cubind__cublasScalEx_fn cubind_fn = (cubind__cublasScalEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScalEx_fn cubind_fn = (cubind__cublasScalEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[76], 76, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 76, (int)cubind_status);
@@ -2710,10 +2783,11 @@ typedef cublasStatus_t (*cubind__cublasScalEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_scal_ex_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)
 {
-    cubind__cublasScalEx_64_fn cubind_fn = (cubind__cublasScalEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScalEx_64_fn cubind_fn = (cubind__cublasScalEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[77], 77, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 77, (int)cubind_status);
@@ -2724,10 +2798,11 @@ typedef cublasStatus_t (*cubind__cublasSscal_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_sscal(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
 {
-    cubind__cublasSscal_v2_fn cubind_fn = (cubind__cublasSscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSscal_v2_fn cubind_fn = (cubind__cublasSscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[78], 78, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 78, (int)cubind_status);
@@ -2738,10 +2813,11 @@ typedef cublasStatus_t (*cubind__cublasSscal_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_sscal_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)
 {
-    cubind__cublasSscal_v2_64_fn cubind_fn = (cubind__cublasSscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSscal_v2_64_fn cubind_fn = (cubind__cublasSscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[79], 79, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 79, (int)cubind_status);
@@ -2752,10 +2828,11 @@ typedef cublasStatus_t (*cubind__cublasDscal_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_dscal(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)
 {
-    cubind__cublasDscal_v2_fn cubind_fn = (cubind__cublasDscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDscal_v2_fn cubind_fn = (cubind__cublasDscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[80], 80, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 80, (int)cubind_status);
@@ -2766,10 +2843,11 @@ typedef cublasStatus_t (*cubind__cublasDscal_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_dscal_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)
 {
-    cubind__cublasDscal_v2_64_fn cubind_fn = (cubind__cublasDscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDscal_v2_64_fn cubind_fn = (cubind__cublasDscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[81], 81, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 81, (int)cubind_status);
@@ -2780,10 +2858,11 @@ typedef cublasStatus_t (*cubind__cublasCscal_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_cscal(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)
 {
-    cubind__cublasCscal_v2_fn cubind_fn = (cubind__cublasCscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCscal_v2_fn cubind_fn = (cubind__cublasCscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[82], 82, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 82, (int)cubind_status);
@@ -2794,10 +2873,11 @@ typedef cublasStatus_t (*cubind__cublasCscal_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cscal_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCscal_v2_64_fn cubind_fn = (cubind__cublasCscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCscal_v2_64_fn cubind_fn = (cubind__cublasCscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[83], 83, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 83, (int)cubind_status);
@@ -2808,10 +2888,11 @@ typedef cublasStatus_t (*cubind__cublasCsscal_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_csscal(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)
 {
-    cubind__cublasCsscal_v2_fn cubind_fn = (cubind__cublasCsscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsscal_v2_fn cubind_fn = (cubind__cublasCsscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[84], 84, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 84, (int)cubind_status);
@@ -2822,10 +2903,11 @@ typedef cublasStatus_t (*cubind__cublasCsscal_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_csscal_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCsscal_v2_64_fn cubind_fn = (cubind__cublasCsscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsscal_v2_64_fn cubind_fn = (cubind__cublasCsscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[85], 85, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 85, (int)cubind_status);
@@ -2836,10 +2918,11 @@ typedef cublasStatus_t (*cubind__cublasZscal_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zscal(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZscal_v2_fn cubind_fn = (cubind__cublasZscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZscal_v2_fn cubind_fn = (cubind__cublasZscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[86], 86, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 86, (int)cubind_status);
@@ -2850,10 +2933,11 @@ typedef cublasStatus_t (*cubind__cublasZscal_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zscal_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZscal_v2_64_fn cubind_fn = (cubind__cublasZscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZscal_v2_64_fn cubind_fn = (cubind__cublasZscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[87], 87, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 87, (int)cubind_status);
@@ -2864,10 +2948,11 @@ typedef cublasStatus_t (*cubind__cublasZdscal_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_zdscal(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZdscal_v2_fn cubind_fn = (cubind__cublasZdscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdscal_v2_fn cubind_fn = (cubind__cublasZdscal_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[88], 88, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 88, (int)cubind_status);
@@ -2878,10 +2963,11 @@ typedef cublasStatus_t (*cubind__cublasZdscal_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_zdscal_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZdscal_v2_64_fn cubind_fn = (cubind__cublasZdscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdscal_v2_64_fn cubind_fn = (cubind__cublasZdscal_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[89], 89, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 89, (int)cubind_status);
@@ -2892,10 +2978,11 @@ typedef cublasStatus_t (*cubind__cublasAxpyEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_axpy_ex(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)
 {
-    cubind__cublasAxpyEx_fn cubind_fn = (cubind__cublasAxpyEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasAxpyEx_fn cubind_fn = (cubind__cublasAxpyEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[90], 90, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 90, (int)cubind_status);
@@ -2906,10 +2993,11 @@ typedef cublasStatus_t (*cubind__cublasAxpyEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_axpy_ex_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)
 {
-    cubind__cublasAxpyEx_64_fn cubind_fn = (cubind__cublasAxpyEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasAxpyEx_64_fn cubind_fn = (cubind__cublasAxpyEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[91], 91, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 91, (int)cubind_status);
@@ -2920,10 +3008,11 @@ typedef cublasStatus_t (*cubind__cublasSaxpy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_saxpy(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)
 {
-    cubind__cublasSaxpy_v2_fn cubind_fn = (cubind__cublasSaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSaxpy_v2_fn cubind_fn = (cubind__cublasSaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[92], 92, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 92, (int)cubind_status);
@@ -2934,10 +3023,11 @@ typedef cublasStatus_t (*cubind__cublasSaxpy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_saxpy_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind__cublasSaxpy_v2_64_fn cubind_fn = (cubind__cublasSaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSaxpy_v2_64_fn cubind_fn = (cubind__cublasSaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[93], 93, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 93, (int)cubind_status);
@@ -2948,10 +3038,11 @@ typedef cublasStatus_t (*cubind__cublasDaxpy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_daxpy(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)
 {
-    cubind__cublasDaxpy_v2_fn cubind_fn = (cubind__cublasDaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDaxpy_v2_fn cubind_fn = (cubind__cublasDaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[94], 94, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 94, (int)cubind_status);
@@ -2962,10 +3053,11 @@ typedef cublasStatus_t (*cubind__cublasDaxpy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_daxpy_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind__cublasDaxpy_v2_64_fn cubind_fn = (cubind__cublasDaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDaxpy_v2_64_fn cubind_fn = (cubind__cublasDaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[95], 95, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 95, (int)cubind_status);
@@ -2976,10 +3068,11 @@ typedef cublasStatus_t (*cubind__cublasCaxpy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_caxpy(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind__cublasCaxpy_v2_fn cubind_fn = (cubind__cublasCaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCaxpy_v2_fn cubind_fn = (cubind__cublasCaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[96], 96, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 96, (int)cubind_status);
@@ -2990,10 +3083,11 @@ typedef cublasStatus_t (*cubind__cublasCaxpy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_caxpy_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCaxpy_v2_64_fn cubind_fn = (cubind__cublasCaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCaxpy_v2_64_fn cubind_fn = (cubind__cublasCaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[97], 97, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 97, (int)cubind_status);
@@ -3004,10 +3098,11 @@ typedef cublasStatus_t (*cubind__cublasZaxpy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zaxpy(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZaxpy_v2_fn cubind_fn = (cubind__cublasZaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZaxpy_v2_fn cubind_fn = (cubind__cublasZaxpy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[98], 98, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 98, (int)cubind_status);
@@ -3018,10 +3113,11 @@ typedef cublasStatus_t (*cubind__cublasZaxpy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zaxpy_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZaxpy_v2_64_fn cubind_fn = (cubind__cublasZaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZaxpy_v2_64_fn cubind_fn = (cubind__cublasZaxpy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[99], 99, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 99, (int)cubind_status);
@@ -3032,10 +3128,11 @@ typedef cublasStatus_t (*cubind__cublasCopyEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_copy_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cubind__cublasCopyEx_fn cubind_fn = (cubind__cublasCopyEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCopyEx_fn cubind_fn = (cubind__cublasCopyEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[100], 100, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 100, (int)cubind_status);
@@ -3046,10 +3143,11 @@ typedef cublasStatus_t (*cubind__cublasCopyEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_copy_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cubind__cublasCopyEx_64_fn cubind_fn = (cubind__cublasCopyEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCopyEx_64_fn cubind_fn = (cubind__cublasCopyEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[101], 101, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 101, (int)cubind_status);
@@ -3060,10 +3158,11 @@ typedef cublasStatus_t (*cubind__cublasScopy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_scopy(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)
 {
-    cubind__cublasScopy_v2_fn cubind_fn = (cubind__cublasScopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScopy_v2_fn cubind_fn = (cubind__cublasScopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[102], 102, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 102, (int)cubind_status);
@@ -3074,10 +3173,11 @@ typedef cublasStatus_t (*cubind__cublasScopy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_scopy_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind__cublasScopy_v2_64_fn cubind_fn = (cubind__cublasScopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScopy_v2_64_fn cubind_fn = (cubind__cublasScopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[103], 103, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 103, (int)cubind_status);
@@ -3088,10 +3188,11 @@ typedef cublasStatus_t (*cubind__cublasDcopy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_dcopy(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)
 {
-    cubind__cublasDcopy_v2_fn cubind_fn = (cubind__cublasDcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDcopy_v2_fn cubind_fn = (cubind__cublasDcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[104], 104, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 104, (int)cubind_status);
@@ -3102,10 +3203,11 @@ typedef cublasStatus_t (*cubind__cublasDcopy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_dcopy_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind__cublasDcopy_v2_64_fn cubind_fn = (cubind__cublasDcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDcopy_v2_64_fn cubind_fn = (cubind__cublasDcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[105], 105, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 105, (int)cubind_status);
@@ -3116,10 +3218,11 @@ typedef cublasStatus_t (*cubind__cublasCcopy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_ccopy(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind__cublasCcopy_v2_fn cubind_fn = (cubind__cublasCcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCcopy_v2_fn cubind_fn = (cubind__cublasCcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[106], 106, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 106, (int)cubind_status);
@@ -3130,10 +3233,11 @@ typedef cublasStatus_t (*cubind__cublasCcopy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_ccopy_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCcopy_v2_64_fn cubind_fn = (cubind__cublasCcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCcopy_v2_64_fn cubind_fn = (cubind__cublasCcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[107], 107, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 107, (int)cubind_status);
@@ -3144,10 +3248,11 @@ typedef cublasStatus_t (*cubind__cublasZcopy_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zcopy(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZcopy_v2_fn cubind_fn = (cubind__cublasZcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZcopy_v2_fn cubind_fn = (cubind__cublasZcopy_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[108], 108, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 108, (int)cubind_status);
@@ -3158,10 +3263,11 @@ typedef cublasStatus_t (*cubind__cublasZcopy_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zcopy_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZcopy_v2_64_fn cubind_fn = (cubind__cublasZcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZcopy_v2_64_fn cubind_fn = (cubind__cublasZcopy_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[109], 109, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 109, (int)cubind_status);
@@ -3172,10 +3278,11 @@ typedef cublasStatus_t (*cubind__cublasSswap_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_sswap(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)
 {
-    cubind__cublasSswap_v2_fn cubind_fn = (cubind__cublasSswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSswap_v2_fn cubind_fn = (cubind__cublasSswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[110], 110, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 110, (int)cubind_status);
@@ -3186,10 +3293,11 @@ typedef cublasStatus_t (*cubind__cublasSswap_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_sswap_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind__cublasSswap_v2_64_fn cubind_fn = (cubind__cublasSswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSswap_v2_64_fn cubind_fn = (cubind__cublasSswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[111], 111, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 111, (int)cubind_status);
@@ -3200,10 +3308,11 @@ typedef cublasStatus_t (*cubind__cublasDswap_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_dswap(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)
 {
-    cubind__cublasDswap_v2_fn cubind_fn = (cubind__cublasDswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDswap_v2_fn cubind_fn = (cubind__cublasDswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[112], 112, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 112, (int)cubind_status);
@@ -3214,10 +3323,11 @@ typedef cublasStatus_t (*cubind__cublasDswap_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_dswap_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind__cublasDswap_v2_64_fn cubind_fn = (cubind__cublasDswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDswap_v2_64_fn cubind_fn = (cubind__cublasDswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[113], 113, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 113, (int)cubind_status);
@@ -3228,10 +3338,11 @@ typedef cublasStatus_t (*cubind__cublasCswap_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_cswap(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind__cublasCswap_v2_fn cubind_fn = (cubind__cublasCswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCswap_v2_fn cubind_fn = (cubind__cublasCswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[114], 114, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 114, (int)cubind_status);
@@ -3242,10 +3353,11 @@ typedef cublasStatus_t (*cubind__cublasCswap_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cswap_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCswap_v2_64_fn cubind_fn = (cubind__cublasCswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCswap_v2_64_fn cubind_fn = (cubind__cublasCswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[115], 115, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 115, (int)cubind_status);
@@ -3256,10 +3368,11 @@ typedef cublasStatus_t (*cubind__cublasZswap_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zswap(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZswap_v2_fn cubind_fn = (cubind__cublasZswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZswap_v2_fn cubind_fn = (cubind__cublasZswap_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[116], 116, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 116, (int)cubind_status);
@@ -3270,10 +3383,11 @@ typedef cublasStatus_t (*cubind__cublasZswap_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zswap_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZswap_v2_64_fn cubind_fn = (cubind__cublasZswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZswap_v2_64_fn cubind_fn = (cubind__cublasZswap_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[117], 117, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 117, (int)cubind_status);
@@ -3284,10 +3398,11 @@ typedef cublasStatus_t (*cubind__cublasSwapEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_swap_ex(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cubind__cublasSwapEx_fn cubind_fn = (cubind__cublasSwapEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSwapEx_fn cubind_fn = (cubind__cublasSwapEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[118], 118, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 118, (int)cubind_status);
@@ -3298,10 +3413,11 @@ typedef cublasStatus_t (*cubind__cublasSwapEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_swap_ex_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cubind__cublasSwapEx_64_fn cubind_fn = (cubind__cublasSwapEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSwapEx_64_fn cubind_fn = (cubind__cublasSwapEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[119], 119, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 119, (int)cubind_status);
@@ -3312,10 +3428,11 @@ typedef cublasStatus_t (*cubind__cublasIsamax_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_isamax(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cubind__cublasIsamax_v2_fn cubind_fn = (cubind__cublasIsamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIsamax_v2_fn cubind_fn = (cubind__cublasIsamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[120], 120, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 120, (int)cubind_status);
@@ -3326,10 +3443,11 @@ typedef cublasStatus_t (*cubind__cublasIsamax_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_isamax_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIsamax_v2_64_fn cubind_fn = (cubind__cublasIsamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIsamax_v2_64_fn cubind_fn = (cubind__cublasIsamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[121], 121, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 121, (int)cubind_status);
@@ -3340,10 +3458,11 @@ typedef cublasStatus_t (*cubind__cublasIdamax_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_idamax(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cubind__cublasIdamax_v2_fn cubind_fn = (cubind__cublasIdamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIdamax_v2_fn cubind_fn = (cubind__cublasIdamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[122], 122, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 122, (int)cubind_status);
@@ -3354,10 +3473,11 @@ typedef cublasStatus_t (*cubind__cublasIdamax_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_idamax_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIdamax_v2_64_fn cubind_fn = (cubind__cublasIdamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIdamax_v2_64_fn cubind_fn = (cubind__cublasIdamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[123], 123, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 123, (int)cubind_status);
@@ -3368,10 +3488,11 @@ typedef cublasStatus_t (*cubind__cublasIcamax_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_icamax(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cubind__cublasIcamax_v2_fn cubind_fn = (cubind__cublasIcamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIcamax_v2_fn cubind_fn = (cubind__cublasIcamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[124], 124, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 124, (int)cubind_status);
@@ -3382,10 +3503,11 @@ typedef cublasStatus_t (*cubind__cublasIcamax_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_icamax_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIcamax_v2_64_fn cubind_fn = (cubind__cublasIcamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIcamax_v2_64_fn cubind_fn = (cubind__cublasIcamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[125], 125, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 125, (int)cubind_status);
@@ -3396,10 +3518,11 @@ typedef cublasStatus_t (*cubind__cublasIzamax_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_izamax(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cubind__cublasIzamax_v2_fn cubind_fn = (cubind__cublasIzamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIzamax_v2_fn cubind_fn = (cubind__cublasIzamax_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[126], 126, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 126, (int)cubind_status);
@@ -3410,10 +3533,11 @@ typedef cublasStatus_t (*cubind__cublasIzamax_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_izamax_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIzamax_v2_64_fn cubind_fn = (cubind__cublasIzamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIzamax_v2_64_fn cubind_fn = (cubind__cublasIzamax_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[127], 127, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 127, (int)cubind_status);
@@ -3424,10 +3548,11 @@ typedef cublasStatus_t (*cubind__cublasIamaxEx_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_iamax_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cubind__cublasIamaxEx_fn cubind_fn = (cubind__cublasIamaxEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIamaxEx_fn cubind_fn = (cubind__cublasIamaxEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[128], 128, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 128, (int)cubind_status);
@@ -3438,10 +3563,11 @@ typedef cublasStatus_t (*cubind__cublasIamaxEx_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_iamax_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cubind__cublasIamaxEx_64_fn cubind_fn = (cubind__cublasIamaxEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIamaxEx_64_fn cubind_fn = (cubind__cublasIamaxEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[129], 129, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 129, (int)cubind_status);
@@ -3452,10 +3578,11 @@ typedef cublasStatus_t (*cubind__cublasIsamin_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_isamin(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cubind__cublasIsamin_v2_fn cubind_fn = (cubind__cublasIsamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIsamin_v2_fn cubind_fn = (cubind__cublasIsamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[130], 130, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 130, (int)cubind_status);
@@ -3466,10 +3593,11 @@ typedef cublasStatus_t (*cubind__cublasIsamin_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_isamin_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIsamin_v2_64_fn cubind_fn = (cubind__cublasIsamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIsamin_v2_64_fn cubind_fn = (cubind__cublasIsamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[131], 131, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 131, (int)cubind_status);
@@ -3480,10 +3608,11 @@ typedef cublasStatus_t (*cubind__cublasIdamin_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_idamin(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cubind__cublasIdamin_v2_fn cubind_fn = (cubind__cublasIdamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIdamin_v2_fn cubind_fn = (cubind__cublasIdamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[132], 132, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 132, (int)cubind_status);
@@ -3494,10 +3623,11 @@ typedef cublasStatus_t (*cubind__cublasIdamin_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_idamin_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIdamin_v2_64_fn cubind_fn = (cubind__cublasIdamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIdamin_v2_64_fn cubind_fn = (cubind__cublasIdamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[133], 133, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 133, (int)cubind_status);
@@ -3508,10 +3638,11 @@ typedef cublasStatus_t (*cubind__cublasIcamin_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_icamin(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cubind__cublasIcamin_v2_fn cubind_fn = (cubind__cublasIcamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIcamin_v2_fn cubind_fn = (cubind__cublasIcamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[134], 134, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 134, (int)cubind_status);
@@ -3522,10 +3653,11 @@ typedef cublasStatus_t (*cubind__cublasIcamin_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_icamin_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIcamin_v2_64_fn cubind_fn = (cubind__cublasIcamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIcamin_v2_64_fn cubind_fn = (cubind__cublasIcamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[135], 135, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 135, (int)cubind_status);
@@ -3536,10 +3668,11 @@ typedef cublasStatus_t (*cubind__cublasIzamin_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_izamin(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cubind__cublasIzamin_v2_fn cubind_fn = (cubind__cublasIzamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIzamin_v2_fn cubind_fn = (cubind__cublasIzamin_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[136], 136, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 136, (int)cubind_status);
@@ -3550,10 +3683,11 @@ typedef cublasStatus_t (*cubind__cublasIzamin_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_izamin_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cubind__cublasIzamin_v2_64_fn cubind_fn = (cubind__cublasIzamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIzamin_v2_64_fn cubind_fn = (cubind__cublasIzamin_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[137], 137, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 137, (int)cubind_status);
@@ -3564,10 +3698,11 @@ typedef cublasStatus_t (*cubind__cublasIaminEx_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_iamin_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cubind__cublasIaminEx_fn cubind_fn = (cubind__cublasIaminEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIaminEx_fn cubind_fn = (cubind__cublasIaminEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[138], 138, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 138, (int)cubind_status);
@@ -3578,10 +3713,11 @@ typedef cublasStatus_t (*cubind__cublasIaminEx_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_iamin_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cubind__cublasIaminEx_64_fn cubind_fn = (cubind__cublasIaminEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasIaminEx_64_fn cubind_fn = (cubind__cublasIaminEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[139], 139, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 139, (int)cubind_status);
@@ -3592,10 +3728,11 @@ typedef cublasStatus_t (*cubind__cublasAsumEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_asum_ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cubind__cublasAsumEx_fn cubind_fn = (cubind__cublasAsumEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasAsumEx_fn cubind_fn = (cubind__cublasAsumEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[140], 140, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 140, (int)cubind_status);
@@ -3606,10 +3743,11 @@ typedef cublasStatus_t (*cubind__cublasAsumEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_asum_ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cubind__cublasAsumEx_64_fn cubind_fn = (cubind__cublasAsumEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasAsumEx_64_fn cubind_fn = (cubind__cublasAsumEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[141], 141, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 141, (int)cubind_status);
@@ -3620,10 +3758,11 @@ typedef cublasStatus_t (*cubind__cublasSasum_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_sasum(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cubind__cublasSasum_v2_fn cubind_fn = (cubind__cublasSasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSasum_v2_fn cubind_fn = (cubind__cublasSasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[142], 142, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 142, (int)cubind_status);
@@ -3634,10 +3773,11 @@ typedef cublasStatus_t (*cubind__cublasSasum_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_sasum_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cubind__cublasSasum_v2_64_fn cubind_fn = (cubind__cublasSasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSasum_v2_64_fn cubind_fn = (cubind__cublasSasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[143], 143, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 143, (int)cubind_status);
@@ -3648,10 +3788,11 @@ typedef cublasStatus_t (*cubind__cublasDasum_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_dasum(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cubind__cublasDasum_v2_fn cubind_fn = (cubind__cublasDasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDasum_v2_fn cubind_fn = (cubind__cublasDasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[144], 144, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 144, (int)cubind_status);
@@ -3662,10 +3803,11 @@ typedef cublasStatus_t (*cubind__cublasDasum_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_dasum_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cubind__cublasDasum_v2_64_fn cubind_fn = (cubind__cublasDasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDasum_v2_64_fn cubind_fn = (cubind__cublasDasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[145], 145, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 145, (int)cubind_status);
@@ -3676,10 +3818,11 @@ typedef cublasStatus_t (*cubind__cublasScasum_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_scasum(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cubind__cublasScasum_v2_fn cubind_fn = (cubind__cublasScasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScasum_v2_fn cubind_fn = (cubind__cublasScasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[146], 146, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 146, (int)cubind_status);
@@ -3690,10 +3833,11 @@ typedef cublasStatus_t (*cubind__cublasScasum_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_scasum_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cubind__cublasScasum_v2_64_fn cubind_fn = (cubind__cublasScasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasScasum_v2_64_fn cubind_fn = (cubind__cublasScasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[147], 147, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 147, (int)cubind_status);
@@ -3704,10 +3848,11 @@ typedef cublasStatus_t (*cubind__cublasDzasum_v2_fn)(cublasHandle_t handle, int 
 
 cublasStatus_t cubind_cublas_dzasum(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cubind__cublasDzasum_v2_fn cubind_fn = (cubind__cublasDzasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDzasum_v2_fn cubind_fn = (cubind__cublasDzasum_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[148], 148, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 148, (int)cubind_status);
@@ -3718,10 +3863,11 @@ typedef cublasStatus_t (*cubind__cublasDzasum_v2_64_fn)(cublasHandle_t handle, i
 
 cublasStatus_t cubind_cublas_dzasum_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cubind__cublasDzasum_v2_64_fn cubind_fn = (cubind__cublasDzasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDzasum_v2_64_fn cubind_fn = (cubind__cublasDzasum_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[149], 149, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 149, (int)cubind_status);
@@ -3732,10 +3878,11 @@ typedef cublasStatus_t (*cubind__cublasSrot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_srot(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
 {
-    cubind__cublasSrot_v2_fn cubind_fn = (cubind__cublasSrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrot_v2_fn cubind_fn = (cubind__cublasSrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[150], 150, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 150, (int)cubind_status);
@@ -3746,10 +3893,11 @@ typedef cublasStatus_t (*cubind__cublasSrot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_srot_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)
 {
-    cubind__cublasSrot_v2_64_fn cubind_fn = (cubind__cublasSrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrot_v2_64_fn cubind_fn = (cubind__cublasSrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[151], 151, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 151, (int)cubind_status);
@@ -3760,10 +3908,11 @@ typedef cublasStatus_t (*cubind__cublasDrot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_drot(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)
 {
-    cubind__cublasDrot_v2_fn cubind_fn = (cubind__cublasDrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrot_v2_fn cubind_fn = (cubind__cublasDrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[152], 152, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 152, (int)cubind_status);
@@ -3774,10 +3923,11 @@ typedef cublasStatus_t (*cubind__cublasDrot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_drot_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)
 {
-    cubind__cublasDrot_v2_64_fn cubind_fn = (cubind__cublasDrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrot_v2_64_fn cubind_fn = (cubind__cublasDrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[153], 153, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 153, (int)cubind_status);
@@ -3788,10 +3938,11 @@ typedef cublasStatus_t (*cubind__cublasCrot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_crot(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)
 {
-    cubind__cublasCrot_v2_fn cubind_fn = (cubind__cublasCrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCrot_v2_fn cubind_fn = (cubind__cublasCrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[154], 154, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 154, (int)cubind_status);
@@ -3802,10 +3953,11 @@ typedef cublasStatus_t (*cubind__cublasCrot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_crot_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)
 {
-    cubind__cublasCrot_v2_64_fn cubind_fn = (cubind__cublasCrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCrot_v2_64_fn cubind_fn = (cubind__cublasCrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[155], 155, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 155, (int)cubind_status);
@@ -3816,10 +3968,11 @@ typedef cublasStatus_t (*cubind__cublasCsrot_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_csrot(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)
 {
-    cubind__cublasCsrot_v2_fn cubind_fn = (cubind__cublasCsrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsrot_v2_fn cubind_fn = (cubind__cublasCsrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[156], 156, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 156, (int)cubind_status);
@@ -3830,10 +3983,11 @@ typedef cublasStatus_t (*cubind__cublasCsrot_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_csrot_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)
 {
-    cubind__cublasCsrot_v2_64_fn cubind_fn = (cubind__cublasCsrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsrot_v2_64_fn cubind_fn = (cubind__cublasCsrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[157], 157, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 157, (int)cubind_status);
@@ -3844,10 +3998,11 @@ typedef cublasStatus_t (*cubind__cublasZrot_v2_fn)(cublasHandle_t handle, int n,
 
 cublasStatus_t cubind_cublas_zrot(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)
 {
-    cubind__cublasZrot_v2_fn cubind_fn = (cubind__cublasZrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZrot_v2_fn cubind_fn = (cubind__cublasZrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[158], 158, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 158, (int)cubind_status);
@@ -3858,10 +4013,11 @@ typedef cublasStatus_t (*cubind__cublasZrot_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_zrot_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)
 {
-    cubind__cublasZrot_v2_64_fn cubind_fn = (cubind__cublasZrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZrot_v2_64_fn cubind_fn = (cubind__cublasZrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[159], 159, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 159, (int)cubind_status);
@@ -3872,10 +4028,11 @@ typedef cublasStatus_t (*cubind__cublasZdrot_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_zdrot(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)
 {
-    cubind__cublasZdrot_v2_fn cubind_fn = (cubind__cublasZdrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdrot_v2_fn cubind_fn = (cubind__cublasZdrot_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[160], 160, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 160, (int)cubind_status);
@@ -3886,10 +4043,11 @@ typedef cublasStatus_t (*cubind__cublasZdrot_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zdrot_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)
 {
-    cubind__cublasZdrot_v2_64_fn cubind_fn = (cubind__cublasZdrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdrot_v2_64_fn cubind_fn = (cubind__cublasZdrot_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[161], 161, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 161, (int)cubind_status);
@@ -3900,10 +4058,11 @@ typedef cublasStatus_t (*cubind__cublasRotEx_fn)(cublasHandle_t handle, int n, v
 
 cublasStatus_t cubind_cublas_rot_ex(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind__cublasRotEx_fn cubind_fn = (cubind__cublasRotEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotEx_fn cubind_fn = (cubind__cublasRotEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[162], 162, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 162, (int)cubind_status);
@@ -3914,10 +4073,11 @@ typedef cublasStatus_t (*cubind__cublasRotEx_64_fn)(cublasHandle_t handle, int64
 
 cublasStatus_t cubind_cublas_rot_ex_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind__cublasRotEx_64_fn cubind_fn = (cubind__cublasRotEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotEx_64_fn cubind_fn = (cubind__cublasRotEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[163], 163, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 163, (int)cubind_status);
@@ -3928,10 +4088,11 @@ typedef cublasStatus_t (*cubind__cublasSrotg_v2_fn)(cublasHandle_t handle, float
 
 cublasStatus_t cubind_cublas_srotg(cublasHandle_t handle, float *a, float *b, float *c, float *s)
 {
-    cubind__cublasSrotg_v2_fn cubind_fn = (cubind__cublasSrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrotg_v2_fn cubind_fn = (cubind__cublasSrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[164], 164, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 164, (int)cubind_status);
@@ -3942,10 +4103,11 @@ typedef cublasStatus_t (*cubind__cublasDrotg_v2_fn)(cublasHandle_t handle, doubl
 
 cublasStatus_t cubind_cublas_drotg(cublasHandle_t handle, double *a, double *b, double *c, double *s)
 {
-    cubind__cublasDrotg_v2_fn cubind_fn = (cubind__cublasDrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrotg_v2_fn cubind_fn = (cubind__cublasDrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[165], 165, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 165, (int)cubind_status);
@@ -3956,10 +4118,11 @@ typedef cublasStatus_t (*cubind__cublasCrotg_v2_fn)(cublasHandle_t handle, cuCom
 
 cublasStatus_t cubind_cublas_crotg(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)
 {
-    cubind__cublasCrotg_v2_fn cubind_fn = (cubind__cublasCrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCrotg_v2_fn cubind_fn = (cubind__cublasCrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[166], 166, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 166, (int)cubind_status);
@@ -3970,10 +4133,11 @@ typedef cublasStatus_t (*cubind__cublasZrotg_v2_fn)(cublasHandle_t handle, cuDou
 
 cublasStatus_t cubind_cublas_zrotg(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
 {
-    cubind__cublasZrotg_v2_fn cubind_fn = (cubind__cublasZrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZrotg_v2_fn cubind_fn = (cubind__cublasZrotg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[167], 167, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 167, (int)cubind_status);
@@ -3984,10 +4148,11 @@ typedef cublasStatus_t (*cubind__cublasRotgEx_fn)(cublasHandle_t handle, void *a
 
 cublasStatus_t cubind_cublas_rotg_ex(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind__cublasRotgEx_fn cubind_fn = (cubind__cublasRotgEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotgEx_fn cubind_fn = (cubind__cublasRotgEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[168], 168, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, a, b, abType, c, s, csType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 168, (int)cubind_status);
@@ -3998,10 +4163,11 @@ typedef cublasStatus_t (*cubind__cublasSrotm_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_srotm(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)
 {
-    cubind__cublasSrotm_v2_fn cubind_fn = (cubind__cublasSrotm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrotm_v2_fn cubind_fn = (cubind__cublasSrotm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[169], 169, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 169, (int)cubind_status);
@@ -4012,10 +4178,11 @@ typedef cublasStatus_t (*cubind__cublasSrotm_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_srotm_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
-    cubind__cublasSrotm_v2_64_fn cubind_fn = (cubind__cublasSrotm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrotm_v2_64_fn cubind_fn = (cubind__cublasSrotm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[170], 170, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 170, (int)cubind_status);
@@ -4026,10 +4193,11 @@ typedef cublasStatus_t (*cubind__cublasDrotm_v2_fn)(cublasHandle_t handle, int n
 
 cublasStatus_t cubind_cublas_drotm(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)
 {
-    cubind__cublasDrotm_v2_fn cubind_fn = (cubind__cublasDrotm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrotm_v2_fn cubind_fn = (cubind__cublasDrotm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[171], 171, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 171, (int)cubind_status);
@@ -4040,10 +4208,11 @@ typedef cublasStatus_t (*cubind__cublasDrotm_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_drotm_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
-    cubind__cublasDrotm_v2_64_fn cubind_fn = (cubind__cublasDrotm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrotm_v2_64_fn cubind_fn = (cubind__cublasDrotm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[172], 172, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 172, (int)cubind_status);
@@ -4054,10 +4223,11 @@ typedef cublasStatus_t (*cubind__cublasRotmEx_fn)(cublasHandle_t handle, int n, 
 
 cublasStatus_t cubind_cublas_rotm_ex(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind__cublasRotmEx_fn cubind_fn = (cubind__cublasRotmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotmEx_fn cubind_fn = (cubind__cublasRotmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[173], 173, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 173, (int)cubind_status);
@@ -4068,10 +4238,11 @@ typedef cublasStatus_t (*cubind__cublasRotmEx_64_fn)(cublasHandle_t handle, int6
 
 cublasStatus_t cubind_cublas_rotm_ex_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind__cublasRotmEx_64_fn cubind_fn = (cubind__cublasRotmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotmEx_64_fn cubind_fn = (cubind__cublasRotmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[174], 174, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 174, (int)cubind_status);
@@ -4082,10 +4253,11 @@ typedef cublasStatus_t (*cubind__cublasSrotmg_v2_fn)(cublasHandle_t handle, floa
 
 cublasStatus_t cubind_cublas_srotmg(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)
 {
-    cubind__cublasSrotmg_v2_fn cubind_fn = (cubind__cublasSrotmg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSrotmg_v2_fn cubind_fn = (cubind__cublasSrotmg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[175], 175, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 175, (int)cubind_status);
@@ -4096,10 +4268,11 @@ typedef cublasStatus_t (*cubind__cublasDrotmg_v2_fn)(cublasHandle_t handle, doub
 
 cublasStatus_t cubind_cublas_drotmg(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)
 {
-    cubind__cublasDrotmg_v2_fn cubind_fn = (cubind__cublasDrotmg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDrotmg_v2_fn cubind_fn = (cubind__cublasDrotmg_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[176], 176, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 176, (int)cubind_status);
@@ -4110,10 +4283,11 @@ typedef cublasStatus_t (*cubind__cublasRotmgEx_fn)(cublasHandle_t handle, void *
 
 cublasStatus_t cubind_cublas_rotmg_ex(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind__cublasRotmgEx_fn cubind_fn = (cubind__cublasRotmgEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasRotmgEx_fn cubind_fn = (cubind__cublasRotmgEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[177], 177, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 177, (int)cubind_status);
@@ -4124,10 +4298,11 @@ typedef cublasStatus_t (*cubind__cublasSgemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind__cublasSgemv_v2_fn cubind_fn = (cubind__cublasSgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemv_v2_fn cubind_fn = (cubind__cublasSgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[178], 178, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 178, (int)cubind_status);
@@ -4138,10 +4313,11 @@ typedef cublasStatus_t (*cubind__cublasSgemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_sgemv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind__cublasSgemv_v2_64_fn cubind_fn = (cubind__cublasSgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemv_v2_64_fn cubind_fn = (cubind__cublasSgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[179], 179, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 179, (int)cubind_status);
@@ -4152,10 +4328,11 @@ typedef cublasStatus_t (*cubind__cublasDgemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind__cublasDgemv_v2_fn cubind_fn = (cubind__cublasDgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemv_v2_fn cubind_fn = (cubind__cublasDgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[180], 180, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 180, (int)cubind_status);
@@ -4166,10 +4343,11 @@ typedef cublasStatus_t (*cubind__cublasDgemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dgemv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind__cublasDgemv_v2_64_fn cubind_fn = (cubind__cublasDgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemv_v2_64_fn cubind_fn = (cubind__cublasDgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[181], 181, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 181, (int)cubind_status);
@@ -4180,10 +4358,11 @@ typedef cublasStatus_t (*cubind__cublasCgemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasCgemv_v2_fn cubind_fn = (cubind__cublasCgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemv_v2_fn cubind_fn = (cubind__cublasCgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[182], 182, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 182, (int)cubind_status);
@@ -4194,10 +4373,11 @@ typedef cublasStatus_t (*cubind__cublasCgemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_cgemv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCgemv_v2_64_fn cubind_fn = (cubind__cublasCgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemv_v2_64_fn cubind_fn = (cubind__cublasCgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[183], 183, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 183, (int)cubind_status);
@@ -4208,10 +4388,11 @@ typedef cublasStatus_t (*cubind__cublasZgemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZgemv_v2_fn cubind_fn = (cubind__cublasZgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemv_v2_fn cubind_fn = (cubind__cublasZgemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[184], 184, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 184, (int)cubind_status);
@@ -4222,10 +4403,11 @@ typedef cublasStatus_t (*cubind__cublasZgemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zgemv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZgemv_v2_64_fn cubind_fn = (cubind__cublasZgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemv_v2_64_fn cubind_fn = (cubind__cublasZgemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[185], 185, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 185, (int)cubind_status);
@@ -4236,10 +4418,11 @@ typedef cublasStatus_t (*cubind__cublasSgbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sgbmv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind__cublasSgbmv_v2_fn cubind_fn = (cubind__cublasSgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgbmv_v2_fn cubind_fn = (cubind__cublasSgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[186], 186, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 186, (int)cubind_status);
@@ -4250,10 +4433,11 @@ typedef cublasStatus_t (*cubind__cublasSgbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_sgbmv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind__cublasSgbmv_v2_64_fn cubind_fn = (cubind__cublasSgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgbmv_v2_64_fn cubind_fn = (cubind__cublasSgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[187], 187, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 187, (int)cubind_status);
@@ -4264,10 +4448,11 @@ typedef cublasStatus_t (*cubind__cublasDgbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dgbmv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind__cublasDgbmv_v2_fn cubind_fn = (cubind__cublasDgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgbmv_v2_fn cubind_fn = (cubind__cublasDgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[188], 188, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 188, (int)cubind_status);
@@ -4278,10 +4463,11 @@ typedef cublasStatus_t (*cubind__cublasDgbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dgbmv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind__cublasDgbmv_v2_64_fn cubind_fn = (cubind__cublasDgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgbmv_v2_64_fn cubind_fn = (cubind__cublasDgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[189], 189, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 189, (int)cubind_status);
@@ -4292,10 +4478,11 @@ typedef cublasStatus_t (*cubind__cublasCgbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cgbmv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasCgbmv_v2_fn cubind_fn = (cubind__cublasCgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgbmv_v2_fn cubind_fn = (cubind__cublasCgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[190], 190, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 190, (int)cubind_status);
@@ -4306,10 +4493,11 @@ typedef cublasStatus_t (*cubind__cublasCgbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_cgbmv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCgbmv_v2_64_fn cubind_fn = (cubind__cublasCgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[191], 191);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgbmv_v2_64_fn cubind_fn = (cubind__cublasCgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[191], 191, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 191, (int)cubind_status);
@@ -4320,10 +4508,11 @@ typedef cublasStatus_t (*cubind__cublasZgbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zgbmv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZgbmv_v2_fn cubind_fn = (cubind__cublasZgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgbmv_v2_fn cubind_fn = (cubind__cublasZgbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[192], 192, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 192, (int)cubind_status);
@@ -4334,10 +4523,11 @@ typedef cublasStatus_t (*cubind__cublasZgbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zgbmv_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZgbmv_v2_64_fn cubind_fn = (cubind__cublasZgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgbmv_v2_64_fn cubind_fn = (cubind__cublasZgbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[193], 193, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 193, (int)cubind_status);
@@ -4348,10 +4538,11 @@ typedef cublasStatus_t (*cubind__cublasStrmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_strmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cubind__cublasStrmv_v2_fn cubind_fn = (cubind__cublasStrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrmv_v2_fn cubind_fn = (cubind__cublasStrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[194], 194, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 194, (int)cubind_status);
@@ -4362,10 +4553,11 @@ typedef cublasStatus_t (*cubind__cublasStrmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_strmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind__cublasStrmv_v2_64_fn cubind_fn = (cubind__cublasStrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrmv_v2_64_fn cubind_fn = (cubind__cublasStrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[195], 195, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 195, (int)cubind_status);
@@ -4376,10 +4568,11 @@ typedef cublasStatus_t (*cubind__cublasDtrmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtrmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cubind__cublasDtrmv_v2_fn cubind_fn = (cubind__cublasDtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrmv_v2_fn cubind_fn = (cubind__cublasDtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[196], 196, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 196, (int)cubind_status);
@@ -4390,10 +4583,11 @@ typedef cublasStatus_t (*cubind__cublasDtrmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtrmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind__cublasDtrmv_v2_64_fn cubind_fn = (cubind__cublasDtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrmv_v2_64_fn cubind_fn = (cubind__cublasDtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[197], 197, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 197, (int)cubind_status);
@@ -4404,10 +4598,11 @@ typedef cublasStatus_t (*cubind__cublasCtrmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctrmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind__cublasCtrmv_v2_fn cubind_fn = (cubind__cublasCtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrmv_v2_fn cubind_fn = (cubind__cublasCtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[198], 198, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 198, (int)cubind_status);
@@ -4418,10 +4613,11 @@ typedef cublasStatus_t (*cubind__cublasCtrmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctrmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtrmv_v2_64_fn cubind_fn = (cubind__cublasCtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrmv_v2_64_fn cubind_fn = (cubind__cublasCtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[199], 199, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 199, (int)cubind_status);
@@ -4432,10 +4628,11 @@ typedef cublasStatus_t (*cubind__cublasZtrmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztrmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtrmv_v2_fn cubind_fn = (cubind__cublasZtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrmv_v2_fn cubind_fn = (cubind__cublasZtrmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[200], 200, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 200, (int)cubind_status);
@@ -4446,10 +4643,11 @@ typedef cublasStatus_t (*cubind__cublasZtrmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztrmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtrmv_v2_64_fn cubind_fn = (cubind__cublasZtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrmv_v2_64_fn cubind_fn = (cubind__cublasZtrmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[201], 201, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 201, (int)cubind_status);
@@ -4460,10 +4658,11 @@ typedef cublasStatus_t (*cubind__cublasStbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_stbmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cubind__cublasStbmv_v2_fn cubind_fn = (cubind__cublasStbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStbmv_v2_fn cubind_fn = (cubind__cublasStbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[202], 202, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 202, (int)cubind_status);
@@ -4474,10 +4673,11 @@ typedef cublasStatus_t (*cubind__cublasStbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_stbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind__cublasStbmv_v2_64_fn cubind_fn = (cubind__cublasStbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStbmv_v2_64_fn cubind_fn = (cubind__cublasStbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[203], 203, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 203, (int)cubind_status);
@@ -4488,10 +4688,11 @@ typedef cublasStatus_t (*cubind__cublasDtbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtbmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cubind__cublasDtbmv_v2_fn cubind_fn = (cubind__cublasDtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtbmv_v2_fn cubind_fn = (cubind__cublasDtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[204], 204, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 204, (int)cubind_status);
@@ -4502,10 +4703,11 @@ typedef cublasStatus_t (*cubind__cublasDtbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind__cublasDtbmv_v2_64_fn cubind_fn = (cubind__cublasDtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtbmv_v2_64_fn cubind_fn = (cubind__cublasDtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[205], 205, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 205, (int)cubind_status);
@@ -4516,10 +4718,11 @@ typedef cublasStatus_t (*cubind__cublasCtbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctbmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind__cublasCtbmv_v2_fn cubind_fn = (cubind__cublasCtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtbmv_v2_fn cubind_fn = (cubind__cublasCtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[206], 206, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 206, (int)cubind_status);
@@ -4530,10 +4733,11 @@ typedef cublasStatus_t (*cubind__cublasCtbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtbmv_v2_64_fn cubind_fn = (cubind__cublasCtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtbmv_v2_64_fn cubind_fn = (cubind__cublasCtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[207], 207, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 207, (int)cubind_status);
@@ -4544,10 +4748,11 @@ typedef cublasStatus_t (*cubind__cublasZtbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztbmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtbmv_v2_fn cubind_fn = (cubind__cublasZtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtbmv_v2_fn cubind_fn = (cubind__cublasZtbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[208], 208, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 208, (int)cubind_status);
@@ -4558,10 +4763,11 @@ typedef cublasStatus_t (*cubind__cublasZtbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtbmv_v2_64_fn cubind_fn = (cubind__cublasZtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtbmv_v2_64_fn cubind_fn = (cubind__cublasZtbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[209], 209, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 209, (int)cubind_status);
@@ -4572,10 +4778,11 @@ typedef cublasStatus_t (*cubind__cublasStpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_stpmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cubind__cublasStpmv_v2_fn cubind_fn = (cubind__cublasStpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStpmv_v2_fn cubind_fn = (cubind__cublasStpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[210], 210, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 210, (int)cubind_status);
@@ -4586,10 +4793,11 @@ typedef cublasStatus_t (*cubind__cublasStpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_stpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cubind__cublasStpmv_v2_64_fn cubind_fn = (cubind__cublasStpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStpmv_v2_64_fn cubind_fn = (cubind__cublasStpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[211], 211, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 211, (int)cubind_status);
@@ -4600,10 +4808,11 @@ typedef cublasStatus_t (*cubind__cublasDtpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtpmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cubind__cublasDtpmv_v2_fn cubind_fn = (cubind__cublasDtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtpmv_v2_fn cubind_fn = (cubind__cublasDtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[212], 212, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 212, (int)cubind_status);
@@ -4614,10 +4823,11 @@ typedef cublasStatus_t (*cubind__cublasDtpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cubind__cublasDtpmv_v2_64_fn cubind_fn = (cubind__cublasDtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtpmv_v2_64_fn cubind_fn = (cubind__cublasDtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[213], 213, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 213, (int)cubind_status);
@@ -4628,10 +4838,11 @@ typedef cublasStatus_t (*cubind__cublasCtpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctpmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cubind__cublasCtpmv_v2_fn cubind_fn = (cubind__cublasCtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtpmv_v2_fn cubind_fn = (cubind__cublasCtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[214], 214, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 214, (int)cubind_status);
@@ -4642,10 +4853,11 @@ typedef cublasStatus_t (*cubind__cublasCtpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtpmv_v2_64_fn cubind_fn = (cubind__cublasCtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtpmv_v2_64_fn cubind_fn = (cubind__cublasCtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[215], 215, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 215, (int)cubind_status);
@@ -4656,10 +4868,11 @@ typedef cublasStatus_t (*cubind__cublasZtpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztpmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtpmv_v2_fn cubind_fn = (cubind__cublasZtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtpmv_v2_fn cubind_fn = (cubind__cublasZtpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[216], 216, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 216, (int)cubind_status);
@@ -4670,10 +4883,11 @@ typedef cublasStatus_t (*cubind__cublasZtpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtpmv_v2_64_fn cubind_fn = (cubind__cublasZtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtpmv_v2_64_fn cubind_fn = (cubind__cublasZtpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[217], 217, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 217, (int)cubind_status);
@@ -4684,10 +4898,11 @@ typedef cublasStatus_t (*cubind__cublasStrsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_strsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cubind__cublasStrsv_v2_fn cubind_fn = (cubind__cublasStrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsv_v2_fn cubind_fn = (cubind__cublasStrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[218], 218, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 218, (int)cubind_status);
@@ -4698,10 +4913,11 @@ typedef cublasStatus_t (*cubind__cublasStrsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_strsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind__cublasStrsv_v2_64_fn cubind_fn = (cubind__cublasStrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsv_v2_64_fn cubind_fn = (cubind__cublasStrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[219], 219, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 219, (int)cubind_status);
@@ -4712,10 +4928,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtrsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cubind__cublasDtrsv_v2_fn cubind_fn = (cubind__cublasDtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[220], 220);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsv_v2_fn cubind_fn = (cubind__cublasDtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[220], 220, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 220, (int)cubind_status);
@@ -4726,10 +4943,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtrsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind__cublasDtrsv_v2_64_fn cubind_fn = (cubind__cublasDtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[221], 221);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsv_v2_64_fn cubind_fn = (cubind__cublasDtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[221], 221, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 221, (int)cubind_status);
@@ -4740,10 +4958,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctrsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind__cublasCtrsv_v2_fn cubind_fn = (cubind__cublasCtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[222], 222);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsv_v2_fn cubind_fn = (cubind__cublasCtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[222], 222, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 222, (int)cubind_status);
@@ -4754,10 +4973,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctrsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtrsv_v2_64_fn cubind_fn = (cubind__cublasCtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[223], 223);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsv_v2_64_fn cubind_fn = (cubind__cublasCtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[223], 223, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 223, (int)cubind_status);
@@ -4768,10 +4988,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztrsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtrsv_v2_fn cubind_fn = (cubind__cublasZtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[224], 224);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsv_v2_fn cubind_fn = (cubind__cublasZtrsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[224], 224, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 224, (int)cubind_status);
@@ -4782,10 +5003,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztrsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtrsv_v2_64_fn cubind_fn = (cubind__cublasZtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[225], 225);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsv_v2_64_fn cubind_fn = (cubind__cublasZtrsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[225], 225, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 225, (int)cubind_status);
@@ -4796,10 +5018,11 @@ typedef cublasStatus_t (*cubind__cublasStpsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_stpsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cubind__cublasStpsv_v2_fn cubind_fn = (cubind__cublasStpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[226], 226);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStpsv_v2_fn cubind_fn = (cubind__cublasStpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[226], 226, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 226, (int)cubind_status);
@@ -4810,10 +5033,11 @@ typedef cublasStatus_t (*cubind__cublasStpsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_stpsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cubind__cublasStpsv_v2_64_fn cubind_fn = (cubind__cublasStpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[227], 227);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStpsv_v2_64_fn cubind_fn = (cubind__cublasStpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[227], 227, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 227, (int)cubind_status);
@@ -4824,10 +5048,11 @@ typedef cublasStatus_t (*cubind__cublasDtpsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtpsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cubind__cublasDtpsv_v2_fn cubind_fn = (cubind__cublasDtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[228], 228);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtpsv_v2_fn cubind_fn = (cubind__cublasDtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[228], 228, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 228, (int)cubind_status);
@@ -4838,10 +5063,11 @@ typedef cublasStatus_t (*cubind__cublasDtpsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtpsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cubind__cublasDtpsv_v2_64_fn cubind_fn = (cubind__cublasDtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[229], 229);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtpsv_v2_64_fn cubind_fn = (cubind__cublasDtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[229], 229, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 229, (int)cubind_status);
@@ -4852,10 +5078,11 @@ typedef cublasStatus_t (*cubind__cublasCtpsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctpsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cubind__cublasCtpsv_v2_fn cubind_fn = (cubind__cublasCtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[230], 230);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtpsv_v2_fn cubind_fn = (cubind__cublasCtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[230], 230, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 230, (int)cubind_status);
@@ -4866,10 +5093,11 @@ typedef cublasStatus_t (*cubind__cublasCtpsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctpsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtpsv_v2_64_fn cubind_fn = (cubind__cublasCtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[231], 231);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtpsv_v2_64_fn cubind_fn = (cubind__cublasCtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[231], 231, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 231, (int)cubind_status);
@@ -4880,10 +5108,11 @@ typedef cublasStatus_t (*cubind__cublasZtpsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztpsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtpsv_v2_fn cubind_fn = (cubind__cublasZtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[232], 232);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtpsv_v2_fn cubind_fn = (cubind__cublasZtpsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[232], 232, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 232, (int)cubind_status);
@@ -4894,10 +5123,11 @@ typedef cublasStatus_t (*cubind__cublasZtpsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztpsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtpsv_v2_64_fn cubind_fn = (cubind__cublasZtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[233], 233);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtpsv_v2_64_fn cubind_fn = (cubind__cublasZtpsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[233], 233, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 233, (int)cubind_status);
@@ -4908,10 +5138,11 @@ typedef cublasStatus_t (*cubind__cublasStbsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_stbsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cubind__cublasStbsv_v2_fn cubind_fn = (cubind__cublasStbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[234], 234);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStbsv_v2_fn cubind_fn = (cubind__cublasStbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[234], 234, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 234, (int)cubind_status);
@@ -4922,10 +5153,11 @@ typedef cublasStatus_t (*cubind__cublasStbsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_stbsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind__cublasStbsv_v2_64_fn cubind_fn = (cubind__cublasStbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[235], 235);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStbsv_v2_64_fn cubind_fn = (cubind__cublasStbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[235], 235, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 235, (int)cubind_status);
@@ -4936,10 +5168,11 @@ typedef cublasStatus_t (*cubind__cublasDtbsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtbsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cubind__cublasDtbsv_v2_fn cubind_fn = (cubind__cublasDtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[236], 236);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtbsv_v2_fn cubind_fn = (cubind__cublasDtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[236], 236, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 236, (int)cubind_status);
@@ -4950,10 +5183,11 @@ typedef cublasStatus_t (*cubind__cublasDtbsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtbsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind__cublasDtbsv_v2_64_fn cubind_fn = (cubind__cublasDtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[237], 237);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtbsv_v2_64_fn cubind_fn = (cubind__cublasDtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[237], 237, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 237, (int)cubind_status);
@@ -4964,10 +5198,11 @@ typedef cublasStatus_t (*cubind__cublasCtbsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctbsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind__cublasCtbsv_v2_fn cubind_fn = (cubind__cublasCtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[238], 238);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtbsv_v2_fn cubind_fn = (cubind__cublasCtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[238], 238, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 238, (int)cubind_status);
@@ -4978,10 +5213,11 @@ typedef cublasStatus_t (*cubind__cublasCtbsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctbsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind__cublasCtbsv_v2_64_fn cubind_fn = (cubind__cublasCtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[239], 239);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtbsv_v2_64_fn cubind_fn = (cubind__cublasCtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[239], 239, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 239, (int)cubind_status);
@@ -4992,10 +5228,11 @@ typedef cublasStatus_t (*cubind__cublasZtbsv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztbsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind__cublasZtbsv_v2_fn cubind_fn = (cubind__cublasZtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[240], 240);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtbsv_v2_fn cubind_fn = (cubind__cublasZtbsv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[240], 240, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 240, (int)cubind_status);
@@ -5006,10 +5243,11 @@ typedef cublasStatus_t (*cubind__cublasZtbsv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztbsv_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind__cublasZtbsv_v2_64_fn cubind_fn = (cubind__cublasZtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[241], 241);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtbsv_v2_64_fn cubind_fn = (cubind__cublasZtbsv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[241], 241, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 241, (int)cubind_status);
@@ -5020,10 +5258,11 @@ typedef cublasStatus_t (*cubind__cublasSsymv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ssymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind__cublasSsymv_v2_fn cubind_fn = (cubind__cublasSsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[242], 242);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsymv_v2_fn cubind_fn = (cubind__cublasSsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[242], 242, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 242, (int)cubind_status);
@@ -5034,10 +5273,11 @@ typedef cublasStatus_t (*cubind__cublasSsymv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ssymv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind__cublasSsymv_v2_64_fn cubind_fn = (cubind__cublasSsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[243], 243);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsymv_v2_64_fn cubind_fn = (cubind__cublasSsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[243], 243, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 243, (int)cubind_status);
@@ -5048,10 +5288,11 @@ typedef cublasStatus_t (*cubind__cublasDsymv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind__cublasDsymv_v2_fn cubind_fn = (cubind__cublasDsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[244], 244);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsymv_v2_fn cubind_fn = (cubind__cublasDsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[244], 244, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 244, (int)cubind_status);
@@ -5062,10 +5303,11 @@ typedef cublasStatus_t (*cubind__cublasDsymv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dsymv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind__cublasDsymv_v2_64_fn cubind_fn = (cubind__cublasDsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[245], 245);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsymv_v2_64_fn cubind_fn = (cubind__cublasDsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[245], 245, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 245, (int)cubind_status);
@@ -5076,10 +5318,11 @@ typedef cublasStatus_t (*cubind__cublasCsymv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_csymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasCsymv_v2_fn cubind_fn = (cubind__cublasCsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[246], 246);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsymv_v2_fn cubind_fn = (cubind__cublasCsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[246], 246, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 246, (int)cubind_status);
@@ -5090,10 +5333,11 @@ typedef cublasStatus_t (*cubind__cublasCsymv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_csymv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasCsymv_v2_64_fn cubind_fn = (cubind__cublasCsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[247], 247);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsymv_v2_64_fn cubind_fn = (cubind__cublasCsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[247], 247, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 247, (int)cubind_status);
@@ -5104,10 +5348,11 @@ typedef cublasStatus_t (*cubind__cublasZsymv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZsymv_v2_fn cubind_fn = (cubind__cublasZsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[248], 248);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsymv_v2_fn cubind_fn = (cubind__cublasZsymv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[248], 248, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 248, (int)cubind_status);
@@ -5118,10 +5363,11 @@ typedef cublasStatus_t (*cubind__cublasZsymv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zsymv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZsymv_v2_64_fn cubind_fn = (cubind__cublasZsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[249], 249);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsymv_v2_64_fn cubind_fn = (cubind__cublasZsymv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[249], 249, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 249, (int)cubind_status);
@@ -5132,10 +5378,11 @@ typedef cublasStatus_t (*cubind__cublasChemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_chemv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasChemv_v2_fn cubind_fn = (cubind__cublasChemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[250], 250);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChemv_v2_fn cubind_fn = (cubind__cublasChemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[250], 250, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 250, (int)cubind_status);
@@ -5146,10 +5393,11 @@ typedef cublasStatus_t (*cubind__cublasChemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_chemv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasChemv_v2_64_fn cubind_fn = (cubind__cublasChemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[251], 251);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChemv_v2_64_fn cubind_fn = (cubind__cublasChemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[251], 251, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 251, (int)cubind_status);
@@ -5160,10 +5408,11 @@ typedef cublasStatus_t (*cubind__cublasZhemv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zhemv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZhemv_v2_fn cubind_fn = (cubind__cublasZhemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[252], 252);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhemv_v2_fn cubind_fn = (cubind__cublasZhemv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[252], 252, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 252, (int)cubind_status);
@@ -5174,10 +5423,11 @@ typedef cublasStatus_t (*cubind__cublasZhemv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zhemv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZhemv_v2_64_fn cubind_fn = (cubind__cublasZhemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[253], 253);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhemv_v2_64_fn cubind_fn = (cubind__cublasZhemv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[253], 253, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 253, (int)cubind_status);
@@ -5188,10 +5438,11 @@ typedef cublasStatus_t (*cubind__cublasSsbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ssbmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind__cublasSsbmv_v2_fn cubind_fn = (cubind__cublasSsbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[254], 254);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsbmv_v2_fn cubind_fn = (cubind__cublasSsbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[254], 254, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 254, (int)cubind_status);
@@ -5202,10 +5453,11 @@ typedef cublasStatus_t (*cubind__cublasSsbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ssbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind__cublasSsbmv_v2_64_fn cubind_fn = (cubind__cublasSsbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[255], 255);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsbmv_v2_64_fn cubind_fn = (cubind__cublasSsbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[255], 255, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 255, (int)cubind_status);
@@ -5216,10 +5468,11 @@ typedef cublasStatus_t (*cubind__cublasDsbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dsbmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind__cublasDsbmv_v2_fn cubind_fn = (cubind__cublasDsbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[256], 256);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsbmv_v2_fn cubind_fn = (cubind__cublasDsbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[256], 256, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 256, (int)cubind_status);
@@ -5230,10 +5483,11 @@ typedef cublasStatus_t (*cubind__cublasDsbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dsbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind__cublasDsbmv_v2_64_fn cubind_fn = (cubind__cublasDsbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[257], 257);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsbmv_v2_64_fn cubind_fn = (cubind__cublasDsbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[257], 257, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 257, (int)cubind_status);
@@ -5244,10 +5498,11 @@ typedef cublasStatus_t (*cubind__cublasChbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_chbmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasChbmv_v2_fn cubind_fn = (cubind__cublasChbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[258], 258);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChbmv_v2_fn cubind_fn = (cubind__cublasChbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[258], 258, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 258, (int)cubind_status);
@@ -5258,10 +5513,11 @@ typedef cublasStatus_t (*cubind__cublasChbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_chbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasChbmv_v2_64_fn cubind_fn = (cubind__cublasChbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[259], 259);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChbmv_v2_64_fn cubind_fn = (cubind__cublasChbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[259], 259, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 259, (int)cubind_status);
@@ -5272,10 +5528,11 @@ typedef cublasStatus_t (*cubind__cublasZhbmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zhbmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZhbmv_v2_fn cubind_fn = (cubind__cublasZhbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[260], 260);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhbmv_v2_fn cubind_fn = (cubind__cublasZhbmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[260], 260, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 260, (int)cubind_status);
@@ -5286,10 +5543,11 @@ typedef cublasStatus_t (*cubind__cublasZhbmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zhbmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZhbmv_v2_64_fn cubind_fn = (cubind__cublasZhbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[261], 261);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhbmv_v2_64_fn cubind_fn = (cubind__cublasZhbmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[261], 261, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 261, (int)cubind_status);
@@ -5300,10 +5558,11 @@ typedef cublasStatus_t (*cubind__cublasSspmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sspmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind__cublasSspmv_v2_fn cubind_fn = (cubind__cublasSspmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[262], 262);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspmv_v2_fn cubind_fn = (cubind__cublasSspmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[262], 262, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 262, (int)cubind_status);
@@ -5314,10 +5573,11 @@ typedef cublasStatus_t (*cubind__cublasSspmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_sspmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind__cublasSspmv_v2_64_fn cubind_fn = (cubind__cublasSspmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[263], 263);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspmv_v2_64_fn cubind_fn = (cubind__cublasSspmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[263], 263, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 263, (int)cubind_status);
@@ -5328,10 +5588,11 @@ typedef cublasStatus_t (*cubind__cublasDspmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dspmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind__cublasDspmv_v2_fn cubind_fn = (cubind__cublasDspmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[264], 264);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspmv_v2_fn cubind_fn = (cubind__cublasDspmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[264], 264, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 264, (int)cubind_status);
@@ -5342,10 +5603,11 @@ typedef cublasStatus_t (*cubind__cublasDspmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dspmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind__cublasDspmv_v2_64_fn cubind_fn = (cubind__cublasDspmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[265], 265);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspmv_v2_64_fn cubind_fn = (cubind__cublasDspmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[265], 265, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 265, (int)cubind_status);
@@ -5356,10 +5618,11 @@ typedef cublasStatus_t (*cubind__cublasChpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_chpmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind__cublasChpmv_v2_fn cubind_fn = (cubind__cublasChpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[266], 266);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpmv_v2_fn cubind_fn = (cubind__cublasChpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[266], 266, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 266, (int)cubind_status);
@@ -5370,10 +5633,11 @@ typedef cublasStatus_t (*cubind__cublasChpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_chpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind__cublasChpmv_v2_64_fn cubind_fn = (cubind__cublasChpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[267], 267);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpmv_v2_64_fn cubind_fn = (cubind__cublasChpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[267], 267, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 267, (int)cubind_status);
@@ -5384,10 +5648,11 @@ typedef cublasStatus_t (*cubind__cublasZhpmv_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zhpmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind__cublasZhpmv_v2_fn cubind_fn = (cubind__cublasZhpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[268], 268);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpmv_v2_fn cubind_fn = (cubind__cublasZhpmv_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[268], 268, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 268, (int)cubind_status);
@@ -5398,10 +5663,11 @@ typedef cublasStatus_t (*cubind__cublasZhpmv_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zhpmv_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind__cublasZhpmv_v2_64_fn cubind_fn = (cubind__cublasZhpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[269], 269);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpmv_v2_64_fn cubind_fn = (cubind__cublasZhpmv_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[269], 269, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 269, (int)cubind_status);
@@ -5412,10 +5678,11 @@ typedef cublasStatus_t (*cubind__cublasSger_v2_fn)(cublasHandle_t handle, int m,
 
 cublasStatus_t cubind_cublas_sger(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cubind__cublasSger_v2_fn cubind_fn = (cubind__cublasSger_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[270], 270);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSger_v2_fn cubind_fn = (cubind__cublasSger_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[270], 270, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 270, (int)cubind_status);
@@ -5426,10 +5693,11 @@ typedef cublasStatus_t (*cubind__cublasSger_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_sger_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cubind__cublasSger_v2_64_fn cubind_fn = (cubind__cublasSger_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[271], 271);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSger_v2_64_fn cubind_fn = (cubind__cublasSger_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[271], 271, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 271, (int)cubind_status);
@@ -5440,10 +5708,11 @@ typedef cublasStatus_t (*cubind__cublasDger_v2_fn)(cublasHandle_t handle, int m,
 
 cublasStatus_t cubind_cublas_dger(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cubind__cublasDger_v2_fn cubind_fn = (cubind__cublasDger_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[272], 272);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDger_v2_fn cubind_fn = (cubind__cublasDger_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[272], 272, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 272, (int)cubind_status);
@@ -5454,10 +5723,11 @@ typedef cublasStatus_t (*cubind__cublasDger_v2_64_fn)(cublasHandle_t handle, int
 
 cublasStatus_t cubind_cublas_dger_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cubind__cublasDger_v2_64_fn cubind_fn = (cubind__cublasDger_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[273], 273);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDger_v2_64_fn cubind_fn = (cubind__cublasDger_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[273], 273, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 273, (int)cubind_status);
@@ -5468,10 +5738,11 @@ typedef cublasStatus_t (*cubind__cublasCgeru_v2_fn)(cublasHandle_t handle, int m
 
 cublasStatus_t cubind_cublas_cgeru(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind__cublasCgeru_v2_fn cubind_fn = (cubind__cublasCgeru_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[274], 274);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgeru_v2_fn cubind_fn = (cubind__cublasCgeru_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[274], 274, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 274, (int)cubind_status);
@@ -5482,10 +5753,11 @@ typedef cublasStatus_t (*cubind__cublasCgeru_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cgeru_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCgeru_v2_64_fn cubind_fn = (cubind__cublasCgeru_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[275], 275);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgeru_v2_64_fn cubind_fn = (cubind__cublasCgeru_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[275], 275, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 275, (int)cubind_status);
@@ -5496,10 +5768,11 @@ typedef cublasStatus_t (*cubind__cublasCgerc_v2_fn)(cublasHandle_t handle, int m
 
 cublasStatus_t cubind_cublas_cgerc(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind__cublasCgerc_v2_fn cubind_fn = (cubind__cublasCgerc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[276], 276);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgerc_v2_fn cubind_fn = (cubind__cublasCgerc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[276], 276, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 276, (int)cubind_status);
@@ -5510,10 +5783,11 @@ typedef cublasStatus_t (*cubind__cublasCgerc_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_cgerc_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCgerc_v2_64_fn cubind_fn = (cubind__cublasCgerc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[277], 277);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgerc_v2_64_fn cubind_fn = (cubind__cublasCgerc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[277], 277, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 277, (int)cubind_status);
@@ -5524,10 +5798,11 @@ typedef cublasStatus_t (*cubind__cublasZgeru_v2_fn)(cublasHandle_t handle, int m
 
 cublasStatus_t cubind_cublas_zgeru(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZgeru_v2_fn cubind_fn = (cubind__cublasZgeru_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[278], 278);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgeru_v2_fn cubind_fn = (cubind__cublasZgeru_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[278], 278, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 278, (int)cubind_status);
@@ -5538,10 +5813,11 @@ typedef cublasStatus_t (*cubind__cublasZgeru_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zgeru_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZgeru_v2_64_fn cubind_fn = (cubind__cublasZgeru_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[279], 279);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgeru_v2_64_fn cubind_fn = (cubind__cublasZgeru_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[279], 279, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 279, (int)cubind_status);
@@ -5552,10 +5828,11 @@ typedef cublasStatus_t (*cubind__cublasZgerc_v2_fn)(cublasHandle_t handle, int m
 
 cublasStatus_t cubind_cublas_zgerc(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZgerc_v2_fn cubind_fn = (cubind__cublasZgerc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[280], 280);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgerc_v2_fn cubind_fn = (cubind__cublasZgerc_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[280], 280, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 280, (int)cubind_status);
@@ -5566,10 +5843,11 @@ typedef cublasStatus_t (*cubind__cublasZgerc_v2_64_fn)(cublasHandle_t handle, in
 
 cublasStatus_t cubind_cublas_zgerc_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZgerc_v2_64_fn cubind_fn = (cubind__cublasZgerc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[281], 281);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgerc_v2_64_fn cubind_fn = (cubind__cublasZgerc_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[281], 281, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 281, (int)cubind_status);
@@ -5580,10 +5858,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_ssyr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)
 {
-    cubind__cublasSsyr_v2_fn cubind_fn = (cubind__cublasSsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[282], 282);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr_v2_fn cubind_fn = (cubind__cublasSsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[282], 282, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 282, (int)cubind_status);
@@ -5594,10 +5873,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_ssyr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)
 {
-    cubind__cublasSsyr_v2_64_fn cubind_fn = (cubind__cublasSsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[283], 283);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr_v2_64_fn cubind_fn = (cubind__cublasSsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[283], 283, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 283, (int)cubind_status);
@@ -5608,10 +5888,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_dsyr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)
 {
-    cubind__cublasDsyr_v2_fn cubind_fn = (cubind__cublasDsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[284], 284);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr_v2_fn cubind_fn = (cubind__cublasDsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[284], 284, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 284, (int)cubind_status);
@@ -5622,10 +5903,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_dsyr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)
 {
-    cubind__cublasDsyr_v2_64_fn cubind_fn = (cubind__cublasDsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[285], 285);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr_v2_64_fn cubind_fn = (cubind__cublasDsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[285], 285, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 285, (int)cubind_status);
@@ -5636,10 +5918,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_csyr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cubind__cublasCsyr_v2_fn cubind_fn = (cubind__cublasCsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[286], 286);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr_v2_fn cubind_fn = (cubind__cublasCsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[286], 286, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 286, (int)cubind_status);
@@ -5650,10 +5933,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_csyr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCsyr_v2_64_fn cubind_fn = (cubind__cublasCsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[287], 287);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr_v2_64_fn cubind_fn = (cubind__cublasCsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[287], 287, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 287, (int)cubind_status);
@@ -5664,10 +5948,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_zsyr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZsyr_v2_fn cubind_fn = (cubind__cublasZsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[288], 288);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr_v2_fn cubind_fn = (cubind__cublasZsyr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[288], 288, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 288, (int)cubind_status);
@@ -5678,10 +5963,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_zsyr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZsyr_v2_64_fn cubind_fn = (cubind__cublasZsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[289], 289);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr_v2_64_fn cubind_fn = (cubind__cublasZsyr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[289], 289, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 289, (int)cubind_status);
@@ -5692,10 +5978,11 @@ typedef cublasStatus_t (*cubind__cublasCher_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_cher(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cubind__cublasCher_v2_fn cubind_fn = (cubind__cublasCher_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[290], 290);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher_v2_fn cubind_fn = (cubind__cublasCher_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[290], 290, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 290, (int)cubind_status);
@@ -5706,10 +5993,11 @@ typedef cublasStatus_t (*cubind__cublasCher_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_cher_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCher_v2_64_fn cubind_fn = (cubind__cublasCher_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[291], 291);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher_v2_64_fn cubind_fn = (cubind__cublasCher_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[291], 291, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 291, (int)cubind_status);
@@ -5720,10 +6008,11 @@ typedef cublasStatus_t (*cubind__cublasZher_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_zher(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZher_v2_fn cubind_fn = (cubind__cublasZher_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[292], 292);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher_v2_fn cubind_fn = (cubind__cublasZher_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[292], 292, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 292, (int)cubind_status);
@@ -5734,10 +6023,11 @@ typedef cublasStatus_t (*cubind__cublasZher_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_zher_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZher_v2_64_fn cubind_fn = (cubind__cublasZher_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[293], 293);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher_v2_64_fn cubind_fn = (cubind__cublasZher_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[293], 293, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 293, (int)cubind_status);
@@ -5748,10 +6038,11 @@ typedef cublasStatus_t (*cubind__cublasSspr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_sspr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)
 {
-    cubind__cublasSspr_v2_fn cubind_fn = (cubind__cublasSspr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[294], 294);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspr_v2_fn cubind_fn = (cubind__cublasSspr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[294], 294, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 294, (int)cubind_status);
@@ -5762,10 +6053,11 @@ typedef cublasStatus_t (*cubind__cublasSspr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_sspr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)
 {
-    cubind__cublasSspr_v2_64_fn cubind_fn = (cubind__cublasSspr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[295], 295);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspr_v2_64_fn cubind_fn = (cubind__cublasSspr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[295], 295, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 295, (int)cubind_status);
@@ -5776,10 +6068,11 @@ typedef cublasStatus_t (*cubind__cublasDspr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_dspr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)
 {
-    cubind__cublasDspr_v2_fn cubind_fn = (cubind__cublasDspr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[296], 296);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspr_v2_fn cubind_fn = (cubind__cublasDspr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[296], 296, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 296, (int)cubind_status);
@@ -5790,10 +6083,11 @@ typedef cublasStatus_t (*cubind__cublasDspr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_dspr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)
 {
-    cubind__cublasDspr_v2_64_fn cubind_fn = (cubind__cublasDspr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[297], 297);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspr_v2_64_fn cubind_fn = (cubind__cublasDspr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[297], 297, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 297, (int)cubind_status);
@@ -5804,10 +6098,11 @@ typedef cublasStatus_t (*cubind__cublasChpr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_chpr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)
 {
-    cubind__cublasChpr_v2_fn cubind_fn = (cubind__cublasChpr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[298], 298);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpr_v2_fn cubind_fn = (cubind__cublasChpr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[298], 298, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 298, (int)cubind_status);
@@ -5818,10 +6113,11 @@ typedef cublasStatus_t (*cubind__cublasChpr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_chpr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)
 {
-    cubind__cublasChpr_v2_64_fn cubind_fn = (cubind__cublasChpr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[299], 299);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpr_v2_64_fn cubind_fn = (cubind__cublasChpr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[299], 299, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 299, (int)cubind_status);
@@ -5832,10 +6128,11 @@ typedef cublasStatus_t (*cubind__cublasZhpr_v2_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_zhpr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)
 {
-    cubind__cublasZhpr_v2_fn cubind_fn = (cubind__cublasZhpr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[300], 300);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpr_v2_fn cubind_fn = (cubind__cublasZhpr_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[300], 300, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 300, (int)cubind_status);
@@ -5846,10 +6143,11 @@ typedef cublasStatus_t (*cubind__cublasZhpr_v2_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_zhpr_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)
 {
-    cubind__cublasZhpr_v2_64_fn cubind_fn = (cubind__cublasZhpr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[301], 301);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpr_v2_64_fn cubind_fn = (cubind__cublasZhpr_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[301], 301, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 301, (int)cubind_status);
@@ -5860,10 +6158,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ssyr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cubind__cublasSsyr2_v2_fn cubind_fn = (cubind__cublasSsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[302], 302);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr2_v2_fn cubind_fn = (cubind__cublasSsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[302], 302, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 302, (int)cubind_status);
@@ -5874,10 +6173,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ssyr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cubind__cublasSsyr2_v2_64_fn cubind_fn = (cubind__cublasSsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[303], 303);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr2_v2_64_fn cubind_fn = (cubind__cublasSsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[303], 303, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 303, (int)cubind_status);
@@ -5888,10 +6188,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dsyr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cubind__cublasDsyr2_v2_fn cubind_fn = (cubind__cublasDsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[304], 304);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr2_v2_fn cubind_fn = (cubind__cublasDsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[304], 304, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 304, (int)cubind_status);
@@ -5902,10 +6203,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dsyr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cubind__cublasDsyr2_v2_64_fn cubind_fn = (cubind__cublasDsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[305], 305);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr2_v2_64_fn cubind_fn = (cubind__cublasDsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[305], 305, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 305, (int)cubind_status);
@@ -5916,10 +6218,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_csyr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind__cublasCsyr2_v2_fn cubind_fn = (cubind__cublasCsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[306], 306);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr2_v2_fn cubind_fn = (cubind__cublasCsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[306], 306, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 306, (int)cubind_status);
@@ -5930,10 +6233,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_csyr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCsyr2_v2_64_fn cubind_fn = (cubind__cublasCsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[307], 307);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr2_v2_64_fn cubind_fn = (cubind__cublasCsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[307], 307, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 307, (int)cubind_status);
@@ -5944,10 +6248,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zsyr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZsyr2_v2_fn cubind_fn = (cubind__cublasZsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[308], 308);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr2_v2_fn cubind_fn = (cubind__cublasZsyr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[308], 308, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 308, (int)cubind_status);
@@ -5958,10 +6263,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zsyr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZsyr2_v2_64_fn cubind_fn = (cubind__cublasZsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[309], 309);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr2_v2_64_fn cubind_fn = (cubind__cublasZsyr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[309], 309, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 309, (int)cubind_status);
@@ -5972,10 +6278,11 @@ typedef cublasStatus_t (*cubind__cublasCher2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cher2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind__cublasCher2_v2_fn cubind_fn = (cubind__cublasCher2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[310], 310);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher2_v2_fn cubind_fn = (cubind__cublasCher2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[310], 310, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 310, (int)cubind_status);
@@ -5986,10 +6293,11 @@ typedef cublasStatus_t (*cubind__cublasCher2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_cher2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind__cublasCher2_v2_64_fn cubind_fn = (cubind__cublasCher2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[311], 311);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher2_v2_64_fn cubind_fn = (cubind__cublasCher2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[311], 311, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 311, (int)cubind_status);
@@ -6000,10 +6308,11 @@ typedef cublasStatus_t (*cubind__cublasZher2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zher2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZher2_v2_fn cubind_fn = (cubind__cublasZher2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[312], 312);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher2_v2_fn cubind_fn = (cubind__cublasZher2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[312], 312, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 312, (int)cubind_status);
@@ -6014,10 +6323,11 @@ typedef cublasStatus_t (*cubind__cublasZher2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zher2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind__cublasZher2_v2_64_fn cubind_fn = (cubind__cublasZher2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[313], 313);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher2_v2_64_fn cubind_fn = (cubind__cublasZher2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[313], 313, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 313, (int)cubind_status);
@@ -6028,10 +6338,11 @@ typedef cublasStatus_t (*cubind__cublasSspr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sspr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)
 {
-    cubind__cublasSspr2_v2_fn cubind_fn = (cubind__cublasSspr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[314], 314);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspr2_v2_fn cubind_fn = (cubind__cublasSspr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[314], 314, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 314, (int)cubind_status);
@@ -6042,10 +6353,11 @@ typedef cublasStatus_t (*cubind__cublasSspr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_sspr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)
 {
-    cubind__cublasSspr2_v2_64_fn cubind_fn = (cubind__cublasSspr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[315], 315);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSspr2_v2_64_fn cubind_fn = (cubind__cublasSspr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[315], 315, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 315, (int)cubind_status);
@@ -6056,10 +6368,11 @@ typedef cublasStatus_t (*cubind__cublasDspr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dspr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)
 {
-    cubind__cublasDspr2_v2_fn cubind_fn = (cubind__cublasDspr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[316], 316);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspr2_v2_fn cubind_fn = (cubind__cublasDspr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[316], 316, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 316, (int)cubind_status);
@@ -6070,10 +6383,11 @@ typedef cublasStatus_t (*cubind__cublasDspr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dspr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)
 {
-    cubind__cublasDspr2_v2_64_fn cubind_fn = (cubind__cublasDspr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[317], 317);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDspr2_v2_64_fn cubind_fn = (cubind__cublasDspr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[317], 317, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 317, (int)cubind_status);
@@ -6084,10 +6398,11 @@ typedef cublasStatus_t (*cubind__cublasChpr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_chpr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)
 {
-    cubind__cublasChpr2_v2_fn cubind_fn = (cubind__cublasChpr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[318], 318);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpr2_v2_fn cubind_fn = (cubind__cublasChpr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[318], 318, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 318, (int)cubind_status);
@@ -6098,10 +6413,11 @@ typedef cublasStatus_t (*cubind__cublasChpr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_chpr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)
 {
-    cubind__cublasChpr2_v2_64_fn cubind_fn = (cubind__cublasChpr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[319], 319);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChpr2_v2_64_fn cubind_fn = (cubind__cublasChpr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[319], 319, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 319, (int)cubind_status);
@@ -6112,10 +6428,11 @@ typedef cublasStatus_t (*cubind__cublasZhpr2_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zhpr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)
 {
-    cubind__cublasZhpr2_v2_fn cubind_fn = (cubind__cublasZhpr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[320], 320);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpr2_v2_fn cubind_fn = (cubind__cublasZhpr2_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[320], 320, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 320, (int)cubind_status);
@@ -6126,10 +6443,11 @@ typedef cublasStatus_t (*cubind__cublasZhpr2_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zhpr2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)
 {
-    cubind__cublasZhpr2_v2_64_fn cubind_fn = (cubind__cublasZhpr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[321], 321);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhpr2_v2_64_fn cubind_fn = (cubind__cublasZhpr2_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[321], 321, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 321, (int)cubind_status);
@@ -6140,10 +6458,11 @@ typedef cublasStatus_t (*cubind__cublasSgemvBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_sgemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasSgemvBatched_fn cubind_fn = (cubind__cublasSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[322], 322);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemvBatched_fn cubind_fn = (cubind__cublasSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[322], 322, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 322, (int)cubind_status);
@@ -6154,10 +6473,11 @@ typedef cublasStatus_t (*cubind__cublasSgemvBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_sgemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasSgemvBatched_64_fn cubind_fn = (cubind__cublasSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[323], 323);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemvBatched_64_fn cubind_fn = (cubind__cublasSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[323], 323, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 323, (int)cubind_status);
@@ -6168,10 +6488,11 @@ typedef cublasStatus_t (*cubind__cublasDgemvBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_dgemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasDgemvBatched_fn cubind_fn = (cubind__cublasDgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[324], 324);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemvBatched_fn cubind_fn = (cubind__cublasDgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[324], 324, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 324, (int)cubind_status);
@@ -6182,10 +6503,11 @@ typedef cublasStatus_t (*cubind__cublasDgemvBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_dgemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasDgemvBatched_64_fn cubind_fn = (cubind__cublasDgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[325], 325);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemvBatched_64_fn cubind_fn = (cubind__cublasDgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[325], 325, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 325, (int)cubind_status);
@@ -6196,10 +6518,11 @@ typedef cublasStatus_t (*cubind__cublasCgemvBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cgemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasCgemvBatched_fn cubind_fn = (cubind__cublasCgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[326], 326);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemvBatched_fn cubind_fn = (cubind__cublasCgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[326], 326, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 326, (int)cubind_status);
@@ -6210,10 +6533,11 @@ typedef cublasStatus_t (*cubind__cublasCgemvBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_cgemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasCgemvBatched_64_fn cubind_fn = (cubind__cublasCgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[327], 327);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemvBatched_64_fn cubind_fn = (cubind__cublasCgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[327], 327, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 327, (int)cubind_status);
@@ -6224,10 +6548,11 @@ typedef cublasStatus_t (*cubind__cublasZgemvBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_zgemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasZgemvBatched_fn cubind_fn = (cubind__cublasZgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[328], 328);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemvBatched_fn cubind_fn = (cubind__cublasZgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[328], 328, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 328, (int)cubind_status);
@@ -6238,10 +6563,11 @@ typedef cublasStatus_t (*cubind__cublasZgemvBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_zgemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasZgemvBatched_64_fn cubind_fn = (cubind__cublasZgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[329], 329);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemvBatched_64_fn cubind_fn = (cubind__cublasZgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[329], 329, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 329, (int)cubind_status);
@@ -6252,10 +6578,11 @@ typedef cublasStatus_t (*cubind__cublasSgemvStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_sgemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasSgemvStridedBatched_fn cubind_fn = (cubind__cublasSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[330], 330);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemvStridedBatched_fn cubind_fn = (cubind__cublasSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[330], 330, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 330, (int)cubind_status);
@@ -6266,10 +6593,11 @@ typedef cublasStatus_t (*cubind__cublasSgemvStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_sgemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[331], 331);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[331], 331, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 331, (int)cubind_status);
@@ -6280,10 +6608,11 @@ typedef cublasStatus_t (*cubind__cublasDgemvStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_dgemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasDgemvStridedBatched_fn cubind_fn = (cubind__cublasDgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[332], 332);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemvStridedBatched_fn cubind_fn = (cubind__cublasDgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[332], 332, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 332, (int)cubind_status);
@@ -6294,10 +6623,11 @@ typedef cublasStatus_t (*cubind__cublasDgemvStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_dgemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasDgemvStridedBatched_64_fn cubind_fn = (cubind__cublasDgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[333], 333);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemvStridedBatched_64_fn cubind_fn = (cubind__cublasDgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[333], 333, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 333, (int)cubind_status);
@@ -6308,10 +6638,11 @@ typedef cublasStatus_t (*cubind__cublasCgemvStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_cgemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasCgemvStridedBatched_fn cubind_fn = (cubind__cublasCgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[334], 334);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemvStridedBatched_fn cubind_fn = (cubind__cublasCgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[334], 334, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 334, (int)cubind_status);
@@ -6322,10 +6653,11 @@ typedef cublasStatus_t (*cubind__cublasCgemvStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_cgemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasCgemvStridedBatched_64_fn cubind_fn = (cubind__cublasCgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[335], 335);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemvStridedBatched_64_fn cubind_fn = (cubind__cublasCgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[335], 335, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 335, (int)cubind_status);
@@ -6336,10 +6668,11 @@ typedef cublasStatus_t (*cubind__cublasZgemvStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_zgemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasZgemvStridedBatched_fn cubind_fn = (cubind__cublasZgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[336], 336);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemvStridedBatched_fn cubind_fn = (cubind__cublasZgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[336], 336, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 336, (int)cubind_status);
@@ -6350,10 +6683,11 @@ typedef cublasStatus_t (*cubind__cublasZgemvStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_zgemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasZgemvStridedBatched_64_fn cubind_fn = (cubind__cublasZgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[337], 337);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemvStridedBatched_64_fn cubind_fn = (cubind__cublasZgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[337], 337, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 337, (int)cubind_status);
@@ -6364,10 +6698,11 @@ typedef cublasStatus_t (*cubind__cublasSgemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind__cublasSgemm_v2_fn cubind_fn = (cubind__cublasSgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[338], 338);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemm_v2_fn cubind_fn = (cubind__cublasSgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[338], 338, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 338, (int)cubind_status);
@@ -6378,10 +6713,11 @@ typedef cublasStatus_t (*cubind__cublasSgemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_sgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind__cublasSgemm_v2_64_fn cubind_fn = (cubind__cublasSgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[339], 339);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemm_v2_64_fn cubind_fn = (cubind__cublasSgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[339], 339, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 339, (int)cubind_status);
@@ -6392,10 +6728,11 @@ typedef cublasStatus_t (*cubind__cublasDgemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind__cublasDgemm_v2_fn cubind_fn = (cubind__cublasDgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[340], 340);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemm_v2_fn cubind_fn = (cubind__cublasDgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[340], 340, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 340, (int)cubind_status);
@@ -6406,10 +6743,11 @@ typedef cublasStatus_t (*cubind__cublasDgemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind__cublasDgemm_v2_64_fn cubind_fn = (cubind__cublasDgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[341], 341);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemm_v2_64_fn cubind_fn = (cubind__cublasDgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[341], 341, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 341, (int)cubind_status);
@@ -6420,10 +6758,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCgemm_v2_fn cubind_fn = (cubind__cublasCgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[342], 342);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm_v2_fn cubind_fn = (cubind__cublasCgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[342], 342, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 342, (int)cubind_status);
@@ -6434,10 +6773,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_cgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCgemm_v2_64_fn cubind_fn = (cubind__cublasCgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[343], 343);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm_v2_64_fn cubind_fn = (cubind__cublasCgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[343], 343, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 343, (int)cubind_status);
@@ -6448,10 +6788,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3m_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_cgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCgemm3m_fn cubind_fn = (cubind__cublasCgemm3m_fn)cubind__symbol(&cubind__cublas_symbols, &slots[344], 344);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3m_fn cubind_fn = (cubind__cublasCgemm3m_fn)cubind__symbol(&cubind__cublas_symbols, &slots[344], 344, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 344, (int)cubind_status);
@@ -6462,10 +6803,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3m_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_cgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCgemm3m_64_fn cubind_fn = (cubind__cublasCgemm3m_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[345], 345);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3m_64_fn cubind_fn = (cubind__cublasCgemm3m_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[345], 345, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 345, (int)cubind_status);
@@ -6476,10 +6818,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mEx_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_cgemm3m_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCgemm3mEx_fn cubind_fn = (cubind__cublasCgemm3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[346], 346);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mEx_fn cubind_fn = (cubind__cublasCgemm3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[346], 346, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 346, (int)cubind_status);
@@ -6490,10 +6833,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mEx_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cgemm3m_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCgemm3mEx_64_fn cubind_fn = (cubind__cublasCgemm3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[347], 347);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mEx_64_fn cubind_fn = (cubind__cublasCgemm3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[347], 347, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 347, (int)cubind_status);
@@ -6504,10 +6848,11 @@ typedef cublasStatus_t (*cubind__cublasZgemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZgemm_v2_fn cubind_fn = (cubind__cublasZgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[348], 348);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemm_v2_fn cubind_fn = (cubind__cublasZgemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[348], 348, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 348, (int)cubind_status);
@@ -6518,10 +6863,11 @@ typedef cublasStatus_t (*cubind__cublasZgemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZgemm_v2_64_fn cubind_fn = (cubind__cublasZgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[349], 349);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemm_v2_64_fn cubind_fn = (cubind__cublasZgemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[349], 349, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 349, (int)cubind_status);
@@ -6532,10 +6878,11 @@ typedef cublasStatus_t (*cubind__cublasZgemm3m_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_zgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZgemm3m_fn cubind_fn = (cubind__cublasZgemm3m_fn)cubind__symbol(&cubind__cublas_symbols, &slots[350], 350);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemm3m_fn cubind_fn = (cubind__cublasZgemm3m_fn)cubind__symbol(&cubind__cublas_symbols, &slots[350], 350, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 350, (int)cubind_status);
@@ -6546,10 +6893,11 @@ typedef cublasStatus_t (*cubind__cublasZgemm3m_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_zgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZgemm3m_64_fn cubind_fn = (cubind__cublasZgemm3m_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[351], 351);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemm3m_64_fn cubind_fn = (cubind__cublasZgemm3m_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[351], 351, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 351, (int)cubind_status);
@@ -6560,10 +6908,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmEx_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_sgemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasSgemmEx_fn cubind_fn = (cubind__cublasSgemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[352], 352);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmEx_fn cubind_fn = (cubind__cublasSgemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[352], 352, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 352, (int)cubind_status);
@@ -6574,10 +6923,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmEx_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_sgemm_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasSgemmEx_64_fn cubind_fn = (cubind__cublasSgemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[353], 353);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmEx_64_fn cubind_fn = (cubind__cublasSgemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[353], 353, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 353, (int)cubind_status);
@@ -6588,10 +6938,11 @@ typedef cublasStatus_t (*cubind__cublasGemmEx_fn)(cublasHandle_t handle, cublasO
 
 cublasStatus_t cubind_cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmEx_fn cubind_fn = (cubind__cublasGemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[354], 354);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmEx_fn cubind_fn = (cubind__cublasGemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[354], 354, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 354, (int)cubind_status);
@@ -6602,10 +6953,11 @@ typedef cublasStatus_t (*cubind__cublasGemmEx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_gemm_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmEx_64_fn cubind_fn = (cubind__cublasGemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[355], 355);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmEx_64_fn cubind_fn = (cubind__cublasGemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[355], 355, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 355, (int)cubind_status);
@@ -6616,10 +6968,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmEx_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_cgemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCgemmEx_fn cubind_fn = (cubind__cublasCgemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[356], 356);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmEx_fn cubind_fn = (cubind__cublasCgemmEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[356], 356, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 356, (int)cubind_status);
@@ -6630,10 +6983,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmEx_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_cgemm_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCgemmEx_64_fn cubind_fn = (cubind__cublasCgemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[357], 357);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmEx_64_fn cubind_fn = (cubind__cublasCgemmEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[357], 357, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 357, (int)cubind_status);
@@ -6644,10 +6998,11 @@ typedef cublasStatus_t (*cubind__cublasSsyrk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ssyrk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)
 {
-    cubind__cublasSsyrk_v2_fn cubind_fn = (cubind__cublasSsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[358], 358);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyrk_v2_fn cubind_fn = (cubind__cublasSsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[358], 358, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 358, (int)cubind_status);
@@ -6658,10 +7013,11 @@ typedef cublasStatus_t (*cubind__cublasSsyrk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ssyrk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)
 {
-    cubind__cublasSsyrk_v2_64_fn cubind_fn = (cubind__cublasSsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[359], 359);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyrk_v2_64_fn cubind_fn = (cubind__cublasSsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[359], 359, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 359, (int)cubind_status);
@@ -6672,10 +7028,11 @@ typedef cublasStatus_t (*cubind__cublasDsyrk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dsyrk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)
 {
-    cubind__cublasDsyrk_v2_fn cubind_fn = (cubind__cublasDsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[360], 360);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyrk_v2_fn cubind_fn = (cubind__cublasDsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[360], 360, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 360, (int)cubind_status);
@@ -6686,10 +7043,11 @@ typedef cublasStatus_t (*cubind__cublasDsyrk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dsyrk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)
 {
-    cubind__cublasDsyrk_v2_64_fn cubind_fn = (cubind__cublasDsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[361], 361);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyrk_v2_64_fn cubind_fn = (cubind__cublasDsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[361], 361, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 361, (int)cubind_status);
@@ -6700,10 +7058,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_csyrk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCsyrk_v2_fn cubind_fn = (cubind__cublasCsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[362], 362);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrk_v2_fn cubind_fn = (cubind__cublasCsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[362], 362, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 362, (int)cubind_status);
@@ -6714,10 +7073,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_csyrk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCsyrk_v2_64_fn cubind_fn = (cubind__cublasCsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[363], 363);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrk_v2_64_fn cubind_fn = (cubind__cublasCsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[363], 363, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 363, (int)cubind_status);
@@ -6728,10 +7088,11 @@ typedef cublasStatus_t (*cubind__cublasZsyrk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zsyrk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZsyrk_v2_fn cubind_fn = (cubind__cublasZsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[364], 364);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyrk_v2_fn cubind_fn = (cubind__cublasZsyrk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[364], 364, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 364, (int)cubind_status);
@@ -6742,10 +7103,11 @@ typedef cublasStatus_t (*cubind__cublasZsyrk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zsyrk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZsyrk_v2_64_fn cubind_fn = (cubind__cublasZsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[365], 365);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyrk_v2_64_fn cubind_fn = (cubind__cublasZsyrk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[365], 365, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 365, (int)cubind_status);
@@ -6756,10 +7118,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrkEx_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_csyrk_ex(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCsyrkEx_fn cubind_fn = (cubind__cublasCsyrkEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[366], 366);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrkEx_fn cubind_fn = (cubind__cublasCsyrkEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[366], 366, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 366, (int)cubind_status);
@@ -6770,10 +7133,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrkEx_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_csyrk_ex_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCsyrkEx_64_fn cubind_fn = (cubind__cublasCsyrkEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[367], 367);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrkEx_64_fn cubind_fn = (cubind__cublasCsyrkEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[367], 367, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 367, (int)cubind_status);
@@ -6784,10 +7148,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrk3mEx_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_csyrk3m_ex(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCsyrk3mEx_fn cubind_fn = (cubind__cublasCsyrk3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[368], 368);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrk3mEx_fn cubind_fn = (cubind__cublasCsyrk3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[368], 368, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 368, (int)cubind_status);
@@ -6798,10 +7163,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrk3mEx_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_csyrk3m_ex_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCsyrk3mEx_64_fn cubind_fn = (cubind__cublasCsyrk3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[369], 369);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrk3mEx_64_fn cubind_fn = (cubind__cublasCsyrk3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[369], 369, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 369, (int)cubind_status);
@@ -6812,10 +7178,11 @@ typedef cublasStatus_t (*cubind__cublasCherk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cherk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCherk_v2_fn cubind_fn = (cubind__cublasCherk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[370], 370);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherk_v2_fn cubind_fn = (cubind__cublasCherk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[370], 370, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 370, (int)cubind_status);
@@ -6826,10 +7193,11 @@ typedef cublasStatus_t (*cubind__cublasCherk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_cherk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCherk_v2_64_fn cubind_fn = (cubind__cublasCherk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[371], 371);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherk_v2_64_fn cubind_fn = (cubind__cublasCherk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[371], 371, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 371, (int)cubind_status);
@@ -6840,10 +7208,11 @@ typedef cublasStatus_t (*cubind__cublasZherk_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zherk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZherk_v2_fn cubind_fn = (cubind__cublasZherk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[372], 372);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZherk_v2_fn cubind_fn = (cubind__cublasZherk_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[372], 372, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 372, (int)cubind_status);
@@ -6854,10 +7223,11 @@ typedef cublasStatus_t (*cubind__cublasZherk_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zherk_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZherk_v2_64_fn cubind_fn = (cubind__cublasZherk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[373], 373);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZherk_v2_64_fn cubind_fn = (cubind__cublasZherk_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[373], 373, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 373, (int)cubind_status);
@@ -6868,10 +7238,11 @@ typedef cublasStatus_t (*cubind__cublasCherkEx_fn)(cublasHandle_t handle, cublas
 
 cublasStatus_t cubind_cublas_cherk_ex(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCherkEx_fn cubind_fn = (cubind__cublasCherkEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[374], 374);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherkEx_fn cubind_fn = (cubind__cublasCherkEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[374], 374, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 374, (int)cubind_status);
@@ -6882,10 +7253,11 @@ typedef cublasStatus_t (*cubind__cublasCherkEx_64_fn)(cublasHandle_t handle, cub
 
 cublasStatus_t cubind_cublas_cherk_ex_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCherkEx_64_fn cubind_fn = (cubind__cublasCherkEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[375], 375);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherkEx_64_fn cubind_fn = (cubind__cublasCherkEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[375], 375, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 375, (int)cubind_status);
@@ -6896,10 +7268,11 @@ typedef cublasStatus_t (*cubind__cublasCherk3mEx_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_cherk3m_ex(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind__cublasCherk3mEx_fn cubind_fn = (cubind__cublasCherk3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[376], 376);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherk3mEx_fn cubind_fn = (cubind__cublasCherk3mEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[376], 376, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 376, (int)cubind_status);
@@ -6910,10 +7283,11 @@ typedef cublasStatus_t (*cubind__cublasCherk3mEx_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cherk3m_ex_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind__cublasCherk3mEx_64_fn cubind_fn = (cubind__cublasCherk3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[377], 377);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherk3mEx_64_fn cubind_fn = (cubind__cublasCherk3mEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[377], 377, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 377, (int)cubind_status);
@@ -6924,10 +7298,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_ssyr2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind__cublasSsyr2k_v2_fn cubind_fn = (cubind__cublasSsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[378], 378);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr2k_v2_fn cubind_fn = (cubind__cublasSsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[378], 378, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 378, (int)cubind_status);
@@ -6938,10 +7313,11 @@ typedef cublasStatus_t (*cubind__cublasSsyr2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_ssyr2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind__cublasSsyr2k_v2_64_fn cubind_fn = (cubind__cublasSsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[379], 379);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyr2k_v2_64_fn cubind_fn = (cubind__cublasSsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[379], 379, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 379, (int)cubind_status);
@@ -6952,10 +7328,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_dsyr2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind__cublasDsyr2k_v2_fn cubind_fn = (cubind__cublasDsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[380], 380);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr2k_v2_fn cubind_fn = (cubind__cublasDsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[380], 380, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 380, (int)cubind_status);
@@ -6966,10 +7343,11 @@ typedef cublasStatus_t (*cubind__cublasDsyr2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_dsyr2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind__cublasDsyr2k_v2_64_fn cubind_fn = (cubind__cublasDsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[381], 381);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyr2k_v2_64_fn cubind_fn = (cubind__cublasDsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[381], 381, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 381, (int)cubind_status);
@@ -6980,10 +7358,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_csyr2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCsyr2k_v2_fn cubind_fn = (cubind__cublasCsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[382], 382);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr2k_v2_fn cubind_fn = (cubind__cublasCsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[382], 382, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 382, (int)cubind_status);
@@ -6994,10 +7373,11 @@ typedef cublasStatus_t (*cubind__cublasCsyr2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_csyr2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCsyr2k_v2_64_fn cubind_fn = (cubind__cublasCsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[383], 383);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyr2k_v2_64_fn cubind_fn = (cubind__cublasCsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[383], 383, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 383, (int)cubind_status);
@@ -7008,10 +7388,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_zsyr2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZsyr2k_v2_fn cubind_fn = (cubind__cublasZsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[384], 384);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr2k_v2_fn cubind_fn = (cubind__cublasZsyr2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[384], 384, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 384, (int)cubind_status);
@@ -7022,10 +7403,11 @@ typedef cublasStatus_t (*cubind__cublasZsyr2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_zsyr2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZsyr2k_v2_64_fn cubind_fn = (cubind__cublasZsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[385], 385);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyr2k_v2_64_fn cubind_fn = (cubind__cublasZsyr2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[385], 385, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 385, (int)cubind_status);
@@ -7036,10 +7418,11 @@ typedef cublasStatus_t (*cubind__cublasCher2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_cher2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCher2k_v2_fn cubind_fn = (cubind__cublasCher2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[386], 386);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher2k_v2_fn cubind_fn = (cubind__cublasCher2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[386], 386, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 386, (int)cubind_status);
@@ -7050,10 +7433,11 @@ typedef cublasStatus_t (*cubind__cublasCher2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cher2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCher2k_v2_64_fn cubind_fn = (cubind__cublasCher2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[387], 387);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCher2k_v2_64_fn cubind_fn = (cubind__cublasCher2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[387], 387, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 387, (int)cubind_status);
@@ -7064,10 +7448,11 @@ typedef cublasStatus_t (*cubind__cublasZher2k_v2_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_zher2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZher2k_v2_fn cubind_fn = (cubind__cublasZher2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[388], 388);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher2k_v2_fn cubind_fn = (cubind__cublasZher2k_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[388], 388, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 388, (int)cubind_status);
@@ -7078,10 +7463,11 @@ typedef cublasStatus_t (*cubind__cublasZher2k_v2_64_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_zher2k_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZher2k_v2_64_fn cubind_fn = (cubind__cublasZher2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[389], 389);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZher2k_v2_64_fn cubind_fn = (cubind__cublasZher2k_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[389], 389, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 389, (int)cubind_status);
@@ -7092,10 +7478,11 @@ typedef cublasStatus_t (*cubind__cublasSsyrkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_ssyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind__cublasSsyrkx_fn cubind_fn = (cubind__cublasSsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[390], 390);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyrkx_fn cubind_fn = (cubind__cublasSsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[390], 390, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 390, (int)cubind_status);
@@ -7106,10 +7493,11 @@ typedef cublasStatus_t (*cubind__cublasSsyrkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_ssyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind__cublasSsyrkx_64_fn cubind_fn = (cubind__cublasSsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[391], 391);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsyrkx_64_fn cubind_fn = (cubind__cublasSsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[391], 391, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 391, (int)cubind_status);
@@ -7120,10 +7508,11 @@ typedef cublasStatus_t (*cubind__cublasDsyrkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_dsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind__cublasDsyrkx_fn cubind_fn = (cubind__cublasDsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[392], 392);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyrkx_fn cubind_fn = (cubind__cublasDsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[392], 392, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 392, (int)cubind_status);
@@ -7134,10 +7523,11 @@ typedef cublasStatus_t (*cubind__cublasDsyrkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_dsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind__cublasDsyrkx_64_fn cubind_fn = (cubind__cublasDsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[393], 393);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsyrkx_64_fn cubind_fn = (cubind__cublasDsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[393], 393, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 393, (int)cubind_status);
@@ -7148,10 +7538,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_csyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCsyrkx_fn cubind_fn = (cubind__cublasCsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[394], 394);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrkx_fn cubind_fn = (cubind__cublasCsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[394], 394, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 394, (int)cubind_status);
@@ -7162,10 +7553,11 @@ typedef cublasStatus_t (*cubind__cublasCsyrkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_csyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCsyrkx_64_fn cubind_fn = (cubind__cublasCsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[395], 395);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsyrkx_64_fn cubind_fn = (cubind__cublasCsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[395], 395, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 395, (int)cubind_status);
@@ -7176,10 +7568,11 @@ typedef cublasStatus_t (*cubind__cublasZsyrkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_zsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZsyrkx_fn cubind_fn = (cubind__cublasZsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[396], 396);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyrkx_fn cubind_fn = (cubind__cublasZsyrkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[396], 396, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 396, (int)cubind_status);
@@ -7190,10 +7583,11 @@ typedef cublasStatus_t (*cubind__cublasZsyrkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_zsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZsyrkx_64_fn cubind_fn = (cubind__cublasZsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[397], 397);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsyrkx_64_fn cubind_fn = (cubind__cublasZsyrkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[397], 397, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 397, (int)cubind_status);
@@ -7204,10 +7598,11 @@ typedef cublasStatus_t (*cubind__cublasCherkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_cherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCherkx_fn cubind_fn = (cubind__cublasCherkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[398], 398);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherkx_fn cubind_fn = (cubind__cublasCherkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[398], 398, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 398, (int)cubind_status);
@@ -7218,10 +7613,11 @@ typedef cublasStatus_t (*cubind__cublasCherkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_cherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCherkx_64_fn cubind_fn = (cubind__cublasCherkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[399], 399);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCherkx_64_fn cubind_fn = (cubind__cublasCherkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[399], 399, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 399, (int)cubind_status);
@@ -7232,10 +7628,11 @@ typedef cublasStatus_t (*cubind__cublasZherkx_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_zherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZherkx_fn cubind_fn = (cubind__cublasZherkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[400], 400);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZherkx_fn cubind_fn = (cubind__cublasZherkx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[400], 400, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 400, (int)cubind_status);
@@ -7246,10 +7643,11 @@ typedef cublasStatus_t (*cubind__cublasZherkx_64_fn)(cublasHandle_t handle, cubl
 
 cublasStatus_t cubind_cublas_zherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZherkx_64_fn cubind_fn = (cubind__cublasZherkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[401], 401);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZherkx_64_fn cubind_fn = (cubind__cublasZherkx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[401], 401, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 401, (int)cubind_status);
@@ -7260,10 +7658,11 @@ typedef cublasStatus_t (*cubind__cublasSsymm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ssymm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind__cublasSsymm_v2_fn cubind_fn = (cubind__cublasSsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[402], 402);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsymm_v2_fn cubind_fn = (cubind__cublasSsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[402], 402, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 402, (int)cubind_status);
@@ -7274,10 +7673,11 @@ typedef cublasStatus_t (*cubind__cublasSsymm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ssymm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind__cublasSsymm_v2_64_fn cubind_fn = (cubind__cublasSsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[403], 403);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSsymm_v2_64_fn cubind_fn = (cubind__cublasSsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[403], 403, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 403, (int)cubind_status);
@@ -7288,10 +7688,11 @@ typedef cublasStatus_t (*cubind__cublasDsymm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dsymm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind__cublasDsymm_v2_fn cubind_fn = (cubind__cublasDsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[404], 404);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsymm_v2_fn cubind_fn = (cubind__cublasDsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[404], 404, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 404, (int)cubind_status);
@@ -7302,10 +7703,11 @@ typedef cublasStatus_t (*cubind__cublasDsymm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dsymm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind__cublasDsymm_v2_64_fn cubind_fn = (cubind__cublasDsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[405], 405);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDsymm_v2_64_fn cubind_fn = (cubind__cublasDsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[405], 405, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 405, (int)cubind_status);
@@ -7316,10 +7718,11 @@ typedef cublasStatus_t (*cubind__cublasCsymm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_csymm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasCsymm_v2_fn cubind_fn = (cubind__cublasCsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[406], 406);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsymm_v2_fn cubind_fn = (cubind__cublasCsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[406], 406, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 406, (int)cubind_status);
@@ -7330,10 +7733,11 @@ typedef cublasStatus_t (*cubind__cublasCsymm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_csymm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCsymm_v2_64_fn cubind_fn = (cubind__cublasCsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[407], 407);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCsymm_v2_64_fn cubind_fn = (cubind__cublasCsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[407], 407, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 407, (int)cubind_status);
@@ -7344,10 +7748,11 @@ typedef cublasStatus_t (*cubind__cublasZsymm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zsymm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZsymm_v2_fn cubind_fn = (cubind__cublasZsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[408], 408);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsymm_v2_fn cubind_fn = (cubind__cublasZsymm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[408], 408, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 408, (int)cubind_status);
@@ -7358,10 +7763,11 @@ typedef cublasStatus_t (*cubind__cublasZsymm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zsymm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZsymm_v2_64_fn cubind_fn = (cubind__cublasZsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[409], 409);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZsymm_v2_64_fn cubind_fn = (cubind__cublasZsymm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[409], 409, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 409, (int)cubind_status);
@@ -7372,10 +7778,11 @@ typedef cublasStatus_t (*cubind__cublasChemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_chemm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cublasChemm_v2_fn cubind_fn = (cubind__cublasChemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[410], 410);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChemm_v2_fn cubind_fn = (cubind__cublasChemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[410], 410, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 410, (int)cubind_status);
@@ -7386,10 +7793,11 @@ typedef cublasStatus_t (*cubind__cublasChemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_chemm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasChemm_v2_64_fn cubind_fn = (cubind__cublasChemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[411], 411);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasChemm_v2_64_fn cubind_fn = (cubind__cublasChemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[411], 411, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 411, (int)cubind_status);
@@ -7400,10 +7808,11 @@ typedef cublasStatus_t (*cubind__cublasZhemm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zhemm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZhemm_v2_fn cubind_fn = (cubind__cublasZhemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[412], 412);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhemm_v2_fn cubind_fn = (cubind__cublasZhemm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[412], 412, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 412, (int)cubind_status);
@@ -7414,10 +7823,11 @@ typedef cublasStatus_t (*cubind__cublasZhemm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_zhemm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZhemm_v2_64_fn cubind_fn = (cubind__cublasZhemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[413], 413);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZhemm_v2_64_fn cubind_fn = (cubind__cublasZhemm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[413], 413, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 413, (int)cubind_status);
@@ -7428,10 +7838,11 @@ typedef cublasStatus_t (*cubind__cublasStrsm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_strsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)
 {
-    cubind__cublasStrsm_v2_fn cubind_fn = (cubind__cublasStrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[414], 414);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsm_v2_fn cubind_fn = (cubind__cublasStrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[414], 414, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 414, (int)cubind_status);
@@ -7442,10 +7853,11 @@ typedef cublasStatus_t (*cubind__cublasStrsm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_strsm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
-    cubind__cublasStrsm_v2_64_fn cubind_fn = (cubind__cublasStrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[415], 415);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsm_v2_64_fn cubind_fn = (cubind__cublasStrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[415], 415, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 415, (int)cubind_status);
@@ -7456,10 +7868,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtrsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)
 {
-    cubind__cublasDtrsm_v2_fn cubind_fn = (cubind__cublasDtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[416], 416);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsm_v2_fn cubind_fn = (cubind__cublasDtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[416], 416, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 416, (int)cubind_status);
@@ -7470,10 +7883,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtrsm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
-    cubind__cublasDtrsm_v2_64_fn cubind_fn = (cubind__cublasDtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[417], 417);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsm_v2_64_fn cubind_fn = (cubind__cublasDtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[417], 417, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 417, (int)cubind_status);
@@ -7484,10 +7898,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctrsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)
 {
-    cubind__cublasCtrsm_v2_fn cubind_fn = (cubind__cublasCtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[418], 418);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsm_v2_fn cubind_fn = (cubind__cublasCtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[418], 418, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 418, (int)cubind_status);
@@ -7498,10 +7913,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctrsm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)
 {
-    cubind__cublasCtrsm_v2_64_fn cubind_fn = (cubind__cublasCtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[419], 419);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsm_v2_64_fn cubind_fn = (cubind__cublasCtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[419], 419, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 419, (int)cubind_status);
@@ -7512,10 +7928,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztrsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)
 {
-    cubind__cublasZtrsm_v2_fn cubind_fn = (cubind__cublasZtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[420], 420);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsm_v2_fn cubind_fn = (cubind__cublasZtrsm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[420], 420, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 420, (int)cubind_status);
@@ -7526,10 +7943,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztrsm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)
 {
-    cubind__cublasZtrsm_v2_64_fn cubind_fn = (cubind__cublasZtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[421], 421);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsm_v2_64_fn cubind_fn = (cubind__cublasZtrsm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[421], 421, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 421, (int)cubind_status);
@@ -7540,10 +7958,11 @@ typedef cublasStatus_t (*cubind__cublasStrmm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_strmm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)
 {
-    cubind__cublasStrmm_v2_fn cubind_fn = (cubind__cublasStrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[422], 422);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrmm_v2_fn cubind_fn = (cubind__cublasStrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[422], 422, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 422, (int)cubind_status);
@@ -7554,10 +7973,11 @@ typedef cublasStatus_t (*cubind__cublasStrmm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_strmm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cubind__cublasStrmm_v2_64_fn cubind_fn = (cubind__cublasStrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[423], 423);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrmm_v2_64_fn cubind_fn = (cubind__cublasStrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[423], 423, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 423, (int)cubind_status);
@@ -7568,10 +7988,11 @@ typedef cublasStatus_t (*cubind__cublasDtrmm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dtrmm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)
 {
-    cubind__cublasDtrmm_v2_fn cubind_fn = (cubind__cublasDtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[424], 424);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrmm_v2_fn cubind_fn = (cubind__cublasDtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[424], 424, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 424, (int)cubind_status);
@@ -7582,10 +8003,11 @@ typedef cublasStatus_t (*cubind__cublasDtrmm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_dtrmm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cubind__cublasDtrmm_v2_64_fn cubind_fn = (cubind__cublasDtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[425], 425);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrmm_v2_64_fn cubind_fn = (cubind__cublasDtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[425], 425, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 425, (int)cubind_status);
@@ -7596,10 +8018,11 @@ typedef cublasStatus_t (*cubind__cublasCtrmm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ctrmm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cubind__cublasCtrmm_v2_fn cubind_fn = (cubind__cublasCtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[426], 426);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrmm_v2_fn cubind_fn = (cubind__cublasCtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[426], 426, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 426, (int)cubind_status);
@@ -7610,10 +8033,11 @@ typedef cublasStatus_t (*cubind__cublasCtrmm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ctrmm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCtrmm_v2_64_fn cubind_fn = (cubind__cublasCtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[427], 427);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrmm_v2_64_fn cubind_fn = (cubind__cublasCtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[427], 427, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 427, (int)cubind_status);
@@ -7624,10 +8048,11 @@ typedef cublasStatus_t (*cubind__cublasZtrmm_v2_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ztrmm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZtrmm_v2_fn cubind_fn = (cubind__cublasZtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[428], 428);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrmm_v2_fn cubind_fn = (cubind__cublasZtrmm_v2_fn)cubind__symbol(&cubind__cublas_symbols, &slots[428], 428, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 428, (int)cubind_status);
@@ -7638,10 +8063,11 @@ typedef cublasStatus_t (*cubind__cublasZtrmm_v2_64_fn)(cublasHandle_t handle, cu
 
 cublasStatus_t cubind_cublas_ztrmm_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZtrmm_v2_64_fn cubind_fn = (cubind__cublasZtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[429], 429);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrmm_v2_64_fn cubind_fn = (cubind__cublasZtrmm_v2_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[429], 429, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 429, (int)cubind_status);
@@ -7652,10 +8078,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_sgemm_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasSgemmBatched_fn cubind_fn = (cubind__cublasSgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[430], 430);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmBatched_fn cubind_fn = (cubind__cublasSgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[430], 430, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 430, (int)cubind_status);
@@ -7666,10 +8093,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_sgemm_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasSgemmBatched_64_fn cubind_fn = (cubind__cublasSgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[431], 431);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmBatched_64_fn cubind_fn = (cubind__cublasSgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[431], 431, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 431, (int)cubind_status);
@@ -7680,10 +8108,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_dgemm_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasDgemmBatched_fn cubind_fn = (cubind__cublasDgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[432], 432);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmBatched_fn cubind_fn = (cubind__cublasDgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[432], 432, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 432, (int)cubind_status);
@@ -7694,10 +8123,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_dgemm_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasDgemmBatched_64_fn cubind_fn = (cubind__cublasDgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[433], 433);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmBatched_64_fn cubind_fn = (cubind__cublasDgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[433], 433, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 433, (int)cubind_status);
@@ -7708,10 +8138,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cgemm_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasCgemmBatched_fn cubind_fn = (cubind__cublasCgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[434], 434);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmBatched_fn cubind_fn = (cubind__cublasCgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[434], 434, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 434, (int)cubind_status);
@@ -7722,10 +8153,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_cgemm_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasCgemmBatched_64_fn cubind_fn = (cubind__cublasCgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[435], 435);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmBatched_64_fn cubind_fn = (cubind__cublasCgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[435], 435, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 435, (int)cubind_status);
@@ -7736,10 +8168,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_cgemm3m_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasCgemm3mBatched_fn cubind_fn = (cubind__cublasCgemm3mBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[436], 436);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mBatched_fn cubind_fn = (cubind__cublasCgemm3mBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[436], 436, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 436, (int)cubind_status);
@@ -7750,10 +8183,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mBatched_64_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_cgemm3m_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasCgemm3mBatched_64_fn cubind_fn = (cubind__cublasCgemm3mBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[437], 437);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mBatched_64_fn cubind_fn = (cubind__cublasCgemm3mBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[437], 437, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 437, (int)cubind_status);
@@ -7764,10 +8198,11 @@ typedef cublasStatus_t (*cubind__cublasZgemmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_zgemm_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasZgemmBatched_fn cubind_fn = (cubind__cublasZgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[438], 438);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemmBatched_fn cubind_fn = (cubind__cublasZgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[438], 438, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 438, (int)cubind_status);
@@ -7778,10 +8213,11 @@ typedef cublasStatus_t (*cubind__cublasZgemmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_zgemm_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasZgemmBatched_64_fn cubind_fn = (cubind__cublasZgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[439], 439);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemmBatched_64_fn cubind_fn = (cubind__cublasZgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[439], 439, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 439, (int)cubind_status);
@@ -7792,10 +8228,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_sgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasSgemmStridedBatched_fn cubind_fn = (cubind__cublasSgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[440], 440);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmStridedBatched_fn cubind_fn = (cubind__cublasSgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[440], 440, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 440, (int)cubind_status);
@@ -7806,10 +8243,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_sgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasSgemmStridedBatched_64_fn cubind_fn = (cubind__cublasSgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[441], 441);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmStridedBatched_64_fn cubind_fn = (cubind__cublasSgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[441], 441, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 441, (int)cubind_status);
@@ -7820,10 +8258,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_dgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasDgemmStridedBatched_fn cubind_fn = (cubind__cublasDgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[442], 442);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmStridedBatched_fn cubind_fn = (cubind__cublasDgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[442], 442, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 442, (int)cubind_status);
@@ -7834,10 +8273,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_dgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasDgemmStridedBatched_64_fn cubind_fn = (cubind__cublasDgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[443], 443);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmStridedBatched_64_fn cubind_fn = (cubind__cublasDgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[443], 443, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 443, (int)cubind_status);
@@ -7848,10 +8288,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_cgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasCgemmStridedBatched_fn cubind_fn = (cubind__cublasCgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[444], 444);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmStridedBatched_fn cubind_fn = (cubind__cublasCgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[444], 444, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 444, (int)cubind_status);
@@ -7862,10 +8303,11 @@ typedef cublasStatus_t (*cubind__cublasCgemmStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_cgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasCgemmStridedBatched_64_fn cubind_fn = (cubind__cublasCgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[445], 445);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemmStridedBatched_64_fn cubind_fn = (cubind__cublasCgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[445], 445, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 445, (int)cubind_status);
@@ -7876,10 +8318,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mStridedBatched_fn)(cublasHandle_t 
 
 cublasStatus_t cubind_cublas_cgemm3m_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasCgemm3mStridedBatched_fn cubind_fn = (cubind__cublasCgemm3mStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[446], 446);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mStridedBatched_fn cubind_fn = (cubind__cublasCgemm3mStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[446], 446, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 446, (int)cubind_status);
@@ -7890,10 +8333,11 @@ typedef cublasStatus_t (*cubind__cublasCgemm3mStridedBatched_64_fn)(cublasHandle
 
 cublasStatus_t cubind_cublas_cgemm3m_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasCgemm3mStridedBatched_64_fn cubind_fn = (cubind__cublasCgemm3mStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[447], 447);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgemm3mStridedBatched_64_fn cubind_fn = (cubind__cublasCgemm3mStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[447], 447, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 447, (int)cubind_status);
@@ -7904,10 +8348,11 @@ typedef cublasStatus_t (*cubind__cublasZgemmStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_zgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasZgemmStridedBatched_fn cubind_fn = (cubind__cublasZgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[448], 448);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemmStridedBatched_fn cubind_fn = (cubind__cublasZgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[448], 448, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 448, (int)cubind_status);
@@ -7918,10 +8363,11 @@ typedef cublasStatus_t (*cubind__cublasZgemmStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_zgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasZgemmStridedBatched_64_fn cubind_fn = (cubind__cublasZgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[449], 449);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgemmStridedBatched_64_fn cubind_fn = (cubind__cublasZgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[449], 449, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 449, (int)cubind_status);
@@ -7932,10 +8378,11 @@ typedef cublasStatus_t (*cubind__cublasGemmBatchedEx_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_gemm_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmBatchedEx_fn cubind_fn = (cubind__cublasGemmBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[450], 450);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmBatchedEx_fn cubind_fn = (cubind__cublasGemmBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[450], 450, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 450, (int)cubind_status);
@@ -7946,10 +8393,11 @@ typedef cublasStatus_t (*cubind__cublasGemmBatchedEx_64_fn)(cublasHandle_t handl
 
 cublasStatus_t cubind_cublas_gemm_batched_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmBatchedEx_64_fn cubind_fn = (cubind__cublasGemmBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[451], 451);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmBatchedEx_64_fn cubind_fn = (cubind__cublasGemmBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[451], 451, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 451, (int)cubind_status);
@@ -7960,10 +8408,11 @@ typedef cublasStatus_t (*cubind__cublasGemmStridedBatchedEx_fn)(cublasHandle_t h
 
 cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmStridedBatchedEx_fn cubind_fn = (cubind__cublasGemmStridedBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[452], 452);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmStridedBatchedEx_fn cubind_fn = (cubind__cublasGemmStridedBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[452], 452, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 452, (int)cubind_status);
@@ -7974,10 +8423,11 @@ typedef cublasStatus_t (*cubind__cublasGemmStridedBatchedEx_64_fn)(cublasHandle_
 
 cublasStatus_t cubind_cublas_gemm_strided_batched_ex_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind__cublasGemmStridedBatchedEx_64_fn cubind_fn = (cubind__cublasGemmStridedBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[453], 453);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmStridedBatchedEx_64_fn cubind_fn = (cubind__cublasGemmStridedBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[453], 453, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 453, (int)cubind_status);
@@ -7988,10 +8438,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmGroupedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_sgemm_grouped_batched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cubind__cublasSgemmGroupedBatched_fn cubind_fn = (cubind__cublasSgemmGroupedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[454], 454);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmGroupedBatched_fn cubind_fn = (cubind__cublasSgemmGroupedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[454], 454, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 454, (int)cubind_status);
@@ -8002,10 +8453,11 @@ typedef cublasStatus_t (*cubind__cublasSgemmGroupedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_sgemm_grouped_batched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cubind__cublasSgemmGroupedBatched_64_fn cubind_fn = (cubind__cublasSgemmGroupedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[455], 455);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgemmGroupedBatched_64_fn cubind_fn = (cubind__cublasSgemmGroupedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[455], 455, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 455, (int)cubind_status);
@@ -8016,10 +8468,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmGroupedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_dgemm_grouped_batched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cubind__cublasDgemmGroupedBatched_fn cubind_fn = (cubind__cublasDgemmGroupedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[456], 456);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmGroupedBatched_fn cubind_fn = (cubind__cublasDgemmGroupedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[456], 456, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 456, (int)cubind_status);
@@ -8030,10 +8483,11 @@ typedef cublasStatus_t (*cubind__cublasDgemmGroupedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_dgemm_grouped_batched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cubind__cublasDgemmGroupedBatched_64_fn cubind_fn = (cubind__cublasDgemmGroupedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[457], 457);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgemmGroupedBatched_64_fn cubind_fn = (cubind__cublasDgemmGroupedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[457], 457, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 457, (int)cubind_status);
@@ -8044,10 +8498,11 @@ typedef cublasStatus_t (*cubind__cublasGemmGroupedBatchedEx_fn)(cublasHandle_t h
 
 cublasStatus_t cubind_cublas_gemm_grouped_batched_ex(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType)
 {
-    cubind__cublasGemmGroupedBatchedEx_fn cubind_fn = (cubind__cublasGemmGroupedBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[458], 458);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmGroupedBatchedEx_fn cubind_fn = (cubind__cublasGemmGroupedBatchedEx_fn)cubind__symbol(&cubind__cublas_symbols, &slots[458], 458, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 458, (int)cubind_status);
@@ -8058,10 +8513,11 @@ typedef cublasStatus_t (*cubind__cublasGemmGroupedBatchedEx_64_fn)(cublasHandle_
 
 cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType)
 {
-    cubind__cublasGemmGroupedBatchedEx_64_fn cubind_fn = (cubind__cublasGemmGroupedBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[459], 459);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasGemmGroupedBatchedEx_64_fn cubind_fn = (cubind__cublasGemmGroupedBatchedEx_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[459], 459, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 459, (int)cubind_status);
@@ -8072,10 +8528,11 @@ typedef cublasStatus_t (*cubind__cublasSgeam_fn)(cublasHandle_t handle, cublasOp
 
 cublasStatus_t cubind_cublas_sgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)
 {
-    cubind__cublasSgeam_fn cubind_fn = (cubind__cublasSgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[460], 460);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgeam_fn cubind_fn = (cubind__cublasSgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[460], 460, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 460, (int)cubind_status);
@@ -8086,10 +8543,11 @@ typedef cublasStatus_t (*cubind__cublasSgeam_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cubind__cublasSgeam_64_fn cubind_fn = (cubind__cublasSgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[461], 461);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgeam_64_fn cubind_fn = (cubind__cublasSgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[461], 461, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 461, (int)cubind_status);
@@ -8100,10 +8558,11 @@ typedef cublasStatus_t (*cubind__cublasDgeam_fn)(cublasHandle_t handle, cublasOp
 
 cublasStatus_t cubind_cublas_dgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)
 {
-    cubind__cublasDgeam_fn cubind_fn = (cubind__cublasDgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[462], 462);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgeam_fn cubind_fn = (cubind__cublasDgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[462], 462, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 462, (int)cubind_status);
@@ -8114,10 +8573,11 @@ typedef cublasStatus_t (*cubind__cublasDgeam_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_dgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cubind__cublasDgeam_64_fn cubind_fn = (cubind__cublasDgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[463], 463);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgeam_64_fn cubind_fn = (cubind__cublasDgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[463], 463, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 463, (int)cubind_status);
@@ -8128,10 +8588,11 @@ typedef cublasStatus_t (*cubind__cublasCgeam_fn)(cublasHandle_t handle, cublasOp
 
 cublasStatus_t cubind_cublas_cgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cubind__cublasCgeam_fn cubind_fn = (cubind__cublasCgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[464], 464);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgeam_fn cubind_fn = (cubind__cublasCgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[464], 464, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 464, (int)cubind_status);
@@ -8142,10 +8603,11 @@ typedef cublasStatus_t (*cubind__cublasCgeam_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCgeam_64_fn cubind_fn = (cubind__cublasCgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[465], 465);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgeam_64_fn cubind_fn = (cubind__cublasCgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[465], 465, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 465, (int)cubind_status);
@@ -8156,10 +8618,11 @@ typedef cublasStatus_t (*cubind__cublasZgeam_fn)(cublasHandle_t handle, cublasOp
 
 cublasStatus_t cubind_cublas_zgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZgeam_fn cubind_fn = (cubind__cublasZgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[466], 466);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgeam_fn cubind_fn = (cubind__cublasZgeam_fn)cubind__symbol(&cubind__cublas_symbols, &slots[466], 466, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 466, (int)cubind_status);
@@ -8170,10 +8633,11 @@ typedef cublasStatus_t (*cubind__cublasZgeam_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZgeam_64_fn cubind_fn = (cubind__cublasZgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[467], 467);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgeam_64_fn cubind_fn = (cubind__cublasZgeam_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[467], 467, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 467, (int)cubind_status);
@@ -8184,10 +8648,11 @@ typedef cublasStatus_t (*cubind__cublasStrsmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_strsm_batched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount)
 {
-    cubind__cublasStrsmBatched_fn cubind_fn = (cubind__cublasStrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[468], 468);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsmBatched_fn cubind_fn = (cubind__cublasStrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[468], 468, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 468, (int)cubind_status);
@@ -8198,10 +8663,11 @@ typedef cublasStatus_t (*cubind__cublasStrsmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_strsm_batched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind__cublasStrsmBatched_64_fn cubind_fn = (cubind__cublasStrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[469], 469);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrsmBatched_64_fn cubind_fn = (cubind__cublasStrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[469], 469, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 469, (int)cubind_status);
@@ -8212,10 +8678,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_dtrsm_batched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount)
 {
-    cubind__cublasDtrsmBatched_fn cubind_fn = (cubind__cublasDtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[470], 470);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsmBatched_fn cubind_fn = (cubind__cublasDtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[470], 470, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 470, (int)cubind_status);
@@ -8226,10 +8693,11 @@ typedef cublasStatus_t (*cubind__cublasDtrsmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_dtrsm_batched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind__cublasDtrsmBatched_64_fn cubind_fn = (cubind__cublasDtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[471], 471);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrsmBatched_64_fn cubind_fn = (cubind__cublasDtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[471], 471, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 471, (int)cubind_status);
@@ -8240,10 +8708,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_ctrsm_batched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount)
 {
-    cubind__cublasCtrsmBatched_fn cubind_fn = (cubind__cublasCtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[472], 472);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsmBatched_fn cubind_fn = (cubind__cublasCtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[472], 472, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 472, (int)cubind_status);
@@ -8254,10 +8723,11 @@ typedef cublasStatus_t (*cubind__cublasCtrsmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_ctrsm_batched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind__cublasCtrsmBatched_64_fn cubind_fn = (cubind__cublasCtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[473], 473);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrsmBatched_64_fn cubind_fn = (cubind__cublasCtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[473], 473, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 473, (int)cubind_status);
@@ -8268,10 +8738,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_ztrsm_batched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount)
 {
-    cubind__cublasZtrsmBatched_fn cubind_fn = (cubind__cublasZtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[474], 474);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsmBatched_fn cubind_fn = (cubind__cublasZtrsmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[474], 474, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 474, (int)cubind_status);
@@ -8282,10 +8753,11 @@ typedef cublasStatus_t (*cubind__cublasZtrsmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_ztrsm_batched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind__cublasZtrsmBatched_64_fn cubind_fn = (cubind__cublasZtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[475], 475);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrsmBatched_64_fn cubind_fn = (cubind__cublasZtrsmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[475], 475, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 475, (int)cubind_status);
@@ -8296,10 +8768,11 @@ typedef cublasStatus_t (*cubind__cublasSdgmm_fn)(cublasHandle_t handle, cublasSi
 
 cublasStatus_t cubind_cublas_sdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)
 {
-    cubind__cublasSdgmm_fn cubind_fn = (cubind__cublasSdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[476], 476);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSdgmm_fn cubind_fn = (cubind__cublasSdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[476], 476, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 476, (int)cubind_status);
@@ -8310,10 +8783,11 @@ typedef cublasStatus_t (*cubind__cublasSdgmm_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_sdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)
 {
-    cubind__cublasSdgmm_64_fn cubind_fn = (cubind__cublasSdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[477], 477);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSdgmm_64_fn cubind_fn = (cubind__cublasSdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[477], 477, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 477, (int)cubind_status);
@@ -8324,10 +8798,11 @@ typedef cublasStatus_t (*cubind__cublasDdgmm_fn)(cublasHandle_t handle, cublasSi
 
 cublasStatus_t cubind_cublas_ddgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)
 {
-    cubind__cublasDdgmm_fn cubind_fn = (cubind__cublasDdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[478], 478);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDdgmm_fn cubind_fn = (cubind__cublasDdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[478], 478, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 478, (int)cubind_status);
@@ -8338,10 +8813,11 @@ typedef cublasStatus_t (*cubind__cublasDdgmm_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_ddgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)
 {
-    cubind__cublasDdgmm_64_fn cubind_fn = (cubind__cublasDdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[479], 479);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDdgmm_64_fn cubind_fn = (cubind__cublasDdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[479], 479, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 479, (int)cubind_status);
@@ -8352,10 +8828,11 @@ typedef cublasStatus_t (*cubind__cublasCdgmm_fn)(cublasHandle_t handle, cublasSi
 
 cublasStatus_t cubind_cublas_cdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)
 {
-    cubind__cublasCdgmm_fn cubind_fn = (cubind__cublasCdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[480], 480);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdgmm_fn cubind_fn = (cubind__cublasCdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[480], 480, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 480, (int)cubind_status);
@@ -8366,10 +8843,11 @@ typedef cublasStatus_t (*cubind__cublasCdgmm_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_cdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)
 {
-    cubind__cublasCdgmm_64_fn cubind_fn = (cubind__cublasCdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[481], 481);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCdgmm_64_fn cubind_fn = (cubind__cublasCdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[481], 481, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 481, (int)cubind_status);
@@ -8380,10 +8858,11 @@ typedef cublasStatus_t (*cubind__cublasZdgmm_fn)(cublasHandle_t handle, cublasSi
 
 cublasStatus_t cubind_cublas_zdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)
 {
-    cubind__cublasZdgmm_fn cubind_fn = (cubind__cublasZdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[482], 482);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdgmm_fn cubind_fn = (cubind__cublasZdgmm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[482], 482, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 482, (int)cubind_status);
@@ -8394,10 +8873,11 @@ typedef cublasStatus_t (*cubind__cublasZdgmm_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_zdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind__cublasZdgmm_64_fn cubind_fn = (cubind__cublasZdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[483], 483);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZdgmm_64_fn cubind_fn = (cubind__cublasZdgmm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[483], 483, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 483, (int)cubind_status);
@@ -8408,10 +8888,11 @@ typedef cublasStatus_t (*cubind__cublasSmatinvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_smatinv_batched(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind__cublasSmatinvBatched_fn cubind_fn = (cubind__cublasSmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[484], 484);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSmatinvBatched_fn cubind_fn = (cubind__cublasSmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[484], 484, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 484, (int)cubind_status);
@@ -8422,10 +8903,11 @@ typedef cublasStatus_t (*cubind__cublasDmatinvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_dmatinv_batched(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind__cublasDmatinvBatched_fn cubind_fn = (cubind__cublasDmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[485], 485);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDmatinvBatched_fn cubind_fn = (cubind__cublasDmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[485], 485, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 485, (int)cubind_status);
@@ -8436,10 +8918,11 @@ typedef cublasStatus_t (*cubind__cublasCmatinvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_cmatinv_batched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind__cublasCmatinvBatched_fn cubind_fn = (cubind__cublasCmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[486], 486);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCmatinvBatched_fn cubind_fn = (cubind__cublasCmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[486], 486, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 486, (int)cubind_status);
@@ -8450,10 +8933,11 @@ typedef cublasStatus_t (*cubind__cublasZmatinvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_zmatinv_batched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind__cublasZmatinvBatched_fn cubind_fn = (cubind__cublasZmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[487], 487);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZmatinvBatched_fn cubind_fn = (cubind__cublasZmatinvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[487], 487, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 487, (int)cubind_status);
@@ -8464,10 +8948,11 @@ typedef cublasStatus_t (*cubind__cublasSgeqrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_sgeqrf_batched(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize)
 {
-    cubind__cublasSgeqrfBatched_fn cubind_fn = (cubind__cublasSgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[488], 488);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgeqrfBatched_fn cubind_fn = (cubind__cublasSgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[488], 488, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 488, (int)cubind_status);
@@ -8478,10 +8963,11 @@ typedef cublasStatus_t (*cubind__cublasDgeqrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_dgeqrf_batched(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize)
 {
-    cubind__cublasDgeqrfBatched_fn cubind_fn = (cubind__cublasDgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[489], 489);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgeqrfBatched_fn cubind_fn = (cubind__cublasDgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[489], 489, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 489, (int)cubind_status);
@@ -8492,10 +8978,11 @@ typedef cublasStatus_t (*cubind__cublasCgeqrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_cgeqrf_batched(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize)
 {
-    cubind__cublasCgeqrfBatched_fn cubind_fn = (cubind__cublasCgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[490], 490);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgeqrfBatched_fn cubind_fn = (cubind__cublasCgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[490], 490, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 490, (int)cubind_status);
@@ -8506,10 +8993,11 @@ typedef cublasStatus_t (*cubind__cublasZgeqrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_zgeqrf_batched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize)
 {
-    cubind__cublasZgeqrfBatched_fn cubind_fn = (cubind__cublasZgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[491], 491);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgeqrfBatched_fn cubind_fn = (cubind__cublasZgeqrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[491], 491, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 491, (int)cubind_status);
@@ -8520,10 +9008,11 @@ typedef cublasStatus_t (*cubind__cublasSgelsBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_sgels_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind__cublasSgelsBatched_fn cubind_fn = (cubind__cublasSgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[492], 492);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgelsBatched_fn cubind_fn = (cubind__cublasSgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[492], 492, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 492, (int)cubind_status);
@@ -8534,10 +9023,11 @@ typedef cublasStatus_t (*cubind__cublasDgelsBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_dgels_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind__cublasDgelsBatched_fn cubind_fn = (cubind__cublasDgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[493], 493);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgelsBatched_fn cubind_fn = (cubind__cublasDgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[493], 493, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 493, (int)cubind_status);
@@ -8548,10 +9038,11 @@ typedef cublasStatus_t (*cubind__cublasCgelsBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_cgels_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind__cublasCgelsBatched_fn cubind_fn = (cubind__cublasCgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[494], 494);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgelsBatched_fn cubind_fn = (cubind__cublasCgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[494], 494, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 494, (int)cubind_status);
@@ -8562,10 +9053,11 @@ typedef cublasStatus_t (*cubind__cublasZgelsBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_zgels_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind__cublasZgelsBatched_fn cubind_fn = (cubind__cublasZgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[495], 495);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgelsBatched_fn cubind_fn = (cubind__cublasZgelsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[495], 495, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 495, (int)cubind_status);
@@ -8576,10 +9068,11 @@ typedef cublasStatus_t (*cubind__cublasStpttr_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_stpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)
 {
-    cubind__cublasStpttr_fn cubind_fn = (cubind__cublasStpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[496], 496);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStpttr_fn cubind_fn = (cubind__cublasStpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[496], 496, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 496, (int)cubind_status);
@@ -8590,10 +9083,11 @@ typedef cublasStatus_t (*cubind__cublasDtpttr_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_dtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)
 {
-    cubind__cublasDtpttr_fn cubind_fn = (cubind__cublasDtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[497], 497);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtpttr_fn cubind_fn = (cubind__cublasDtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[497], 497, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 497, (int)cubind_status);
@@ -8604,10 +9098,11 @@ typedef cublasStatus_t (*cubind__cublasCtpttr_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_ctpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)
 {
-    cubind__cublasCtpttr_fn cubind_fn = (cubind__cublasCtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[498], 498);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtpttr_fn cubind_fn = (cubind__cublasCtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[498], 498, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 498, (int)cubind_status);
@@ -8618,10 +9113,11 @@ typedef cublasStatus_t (*cubind__cublasZtpttr_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_ztpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)
 {
-    cubind__cublasZtpttr_fn cubind_fn = (cubind__cublasZtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[499], 499);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtpttr_fn cubind_fn = (cubind__cublasZtpttr_fn)cubind__symbol(&cubind__cublas_symbols, &slots[499], 499, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 499, (int)cubind_status);
@@ -8632,10 +9128,11 @@ typedef cublasStatus_t (*cubind__cublasStrttp_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_strttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)
 {
-    cubind__cublasStrttp_fn cubind_fn = (cubind__cublasStrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[500], 500);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasStrttp_fn cubind_fn = (cubind__cublasStrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[500], 500, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 500, (int)cubind_status);
@@ -8646,10 +9143,11 @@ typedef cublasStatus_t (*cubind__cublasDtrttp_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_dtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)
 {
-    cubind__cublasDtrttp_fn cubind_fn = (cubind__cublasDtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[501], 501);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDtrttp_fn cubind_fn = (cubind__cublasDtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[501], 501, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 501, (int)cubind_status);
@@ -8660,10 +9158,11 @@ typedef cublasStatus_t (*cubind__cublasCtrttp_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_ctrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)
 {
-    cubind__cublasCtrttp_fn cubind_fn = (cubind__cublasCtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[502], 502);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCtrttp_fn cubind_fn = (cubind__cublasCtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[502], 502, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 502, (int)cubind_status);
@@ -8674,10 +9173,11 @@ typedef cublasStatus_t (*cubind__cublasZtrttp_fn)(cublasHandle_t handle, cublasF
 
 cublasStatus_t cubind_cublas_ztrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)
 {
-    cubind__cublasZtrttp_fn cubind_fn = (cubind__cublasZtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[503], 503);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZtrttp_fn cubind_fn = (cubind__cublasZtrttp_fn)cubind__symbol(&cubind__cublas_symbols, &slots[503], 503, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 503, (int)cubind_status);
@@ -8688,10 +9188,11 @@ typedef cublasStatus_t (*cubind__cublasSgetrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_sgetrf_batched(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind__cublasSgetrfBatched_fn cubind_fn = (cubind__cublasSgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[504], 504);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgetrfBatched_fn cubind_fn = (cubind__cublasSgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[504], 504, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 504, (int)cubind_status);
@@ -8702,10 +9203,11 @@ typedef cublasStatus_t (*cubind__cublasDgetrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_dgetrf_batched(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind__cublasDgetrfBatched_fn cubind_fn = (cubind__cublasDgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[505], 505);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgetrfBatched_fn cubind_fn = (cubind__cublasDgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[505], 505, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 505, (int)cubind_status);
@@ -8716,10 +9218,11 @@ typedef cublasStatus_t (*cubind__cublasCgetrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_cgetrf_batched(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind__cublasCgetrfBatched_fn cubind_fn = (cubind__cublasCgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[506], 506);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgetrfBatched_fn cubind_fn = (cubind__cublasCgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[506], 506, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 506, (int)cubind_status);
@@ -8730,10 +9233,11 @@ typedef cublasStatus_t (*cubind__cublasZgetrfBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_zgetrf_batched(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind__cublasZgetrfBatched_fn cubind_fn = (cubind__cublasZgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[507], 507);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgetrfBatched_fn cubind_fn = (cubind__cublasZgetrfBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[507], 507, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 507, (int)cubind_status);
@@ -8744,10 +9248,11 @@ typedef cublasStatus_t (*cubind__cublasSgetriBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_sgetri_batched(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize)
 {
-    cubind__cublasSgetriBatched_fn cubind_fn = (cubind__cublasSgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[508], 508);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgetriBatched_fn cubind_fn = (cubind__cublasSgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[508], 508, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 508, (int)cubind_status);
@@ -8758,10 +9263,11 @@ typedef cublasStatus_t (*cubind__cublasDgetriBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_dgetri_batched(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize)
 {
-    cubind__cublasDgetriBatched_fn cubind_fn = (cubind__cublasDgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[509], 509);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgetriBatched_fn cubind_fn = (cubind__cublasDgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[509], 509, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 509, (int)cubind_status);
@@ -8772,10 +9278,11 @@ typedef cublasStatus_t (*cubind__cublasCgetriBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_cgetri_batched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cubind__cublasCgetriBatched_fn cubind_fn = (cubind__cublasCgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[510], 510);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgetriBatched_fn cubind_fn = (cubind__cublasCgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[510], 510, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 510, (int)cubind_status);
@@ -8786,10 +9293,11 @@ typedef cublasStatus_t (*cubind__cublasZgetriBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_zgetri_batched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cubind__cublasZgetriBatched_fn cubind_fn = (cubind__cublasZgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[511], 511);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgetriBatched_fn cubind_fn = (cubind__cublasZgetriBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[511], 511, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 511, (int)cubind_status);
@@ -8800,10 +9308,11 @@ typedef cublasStatus_t (*cubind__cublasSgetrsBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_sgetrs_batched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind__cublasSgetrsBatched_fn cubind_fn = (cubind__cublasSgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[512], 512);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasSgetrsBatched_fn cubind_fn = (cubind__cublasSgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[512], 512, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 512, (int)cubind_status);
@@ -8814,10 +9323,11 @@ typedef cublasStatus_t (*cubind__cublasDgetrsBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_dgetrs_batched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind__cublasDgetrsBatched_fn cubind_fn = (cubind__cublasDgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[513], 513);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasDgetrsBatched_fn cubind_fn = (cubind__cublasDgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[513], 513, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 513, (int)cubind_status);
@@ -8828,10 +9338,11 @@ typedef cublasStatus_t (*cubind__cublasCgetrsBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_cgetrs_batched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind__cublasCgetrsBatched_fn cubind_fn = (cubind__cublasCgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[514], 514);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasCgetrsBatched_fn cubind_fn = (cubind__cublasCgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[514], 514, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 514, (int)cubind_status);
@@ -8842,10 +9353,11 @@ typedef cublasStatus_t (*cubind__cublasZgetrsBatched_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_zgetrs_batched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind__cublasZgetrsBatched_fn cubind_fn = (cubind__cublasZgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[515], 515);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasZgetrsBatched_fn cubind_fn = (cubind__cublasZgetrsBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[515], 515, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 515, (int)cubind_status);
@@ -8856,10 +9368,11 @@ typedef cublasStatus_t (*cubind__cublasUint8gemmBias_fn)(cublasHandle_t handle, 
 
 cublasStatus_t cubind_cublas_uint8gemm_bias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
-    cubind__cublasUint8gemmBias_fn cubind_fn = (cubind__cublasUint8gemmBias_fn)cubind__symbol(&cubind__cublas_symbols, &slots[516], 516);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasUint8gemmBias_fn cubind_fn = (cubind__cublasUint8gemmBias_fn)cubind__symbol(&cubind__cublas_symbols, &slots[516], 516, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 516, (int)cubind_status);
@@ -8870,10 +9383,11 @@ typedef cublasStatus_t (*cubind__cublasHSHgemvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_hsh_gemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasHSHgemvBatched_fn cubind_fn = (cubind__cublasHSHgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[517], 517);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSHgemvBatched_fn cubind_fn = (cubind__cublasHSHgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[517], 517, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 517, (int)cubind_status);
@@ -8884,10 +9398,11 @@ typedef cublasStatus_t (*cubind__cublasHSHgemvBatched_64_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_hsh_gemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasHSHgemvBatched_64_fn cubind_fn = (cubind__cublasHSHgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[518], 518);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSHgemvBatched_64_fn cubind_fn = (cubind__cublasHSHgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[518], 518, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 518, (int)cubind_status);
@@ -8898,10 +9413,11 @@ typedef cublasStatus_t (*cubind__cublasHSSgemvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_hss_gemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasHSSgemvBatched_fn cubind_fn = (cubind__cublasHSSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[519], 519);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSSgemvBatched_fn cubind_fn = (cubind__cublasHSSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[519], 519, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 519, (int)cubind_status);
@@ -8912,10 +9428,11 @@ typedef cublasStatus_t (*cubind__cublasHSSgemvBatched_64_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_hss_gemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasHSSgemvBatched_64_fn cubind_fn = (cubind__cublasHSSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[520], 520);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSSgemvBatched_64_fn cubind_fn = (cubind__cublasHSSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[520], 520, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 520, (int)cubind_status);
@@ -8926,10 +9443,11 @@ typedef cublasStatus_t (*cubind__cublasTSTgemvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_tst_gemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasTSTgemvBatched_fn cubind_fn = (cubind__cublasTSTgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[521], 521);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSTgemvBatched_fn cubind_fn = (cubind__cublasTSTgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[521], 521, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 521, (int)cubind_status);
@@ -8940,10 +9458,11 @@ typedef cublasStatus_t (*cubind__cublasTSTgemvBatched_64_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_tst_gemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasTSTgemvBatched_64_fn cubind_fn = (cubind__cublasTSTgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[522], 522);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSTgemvBatched_64_fn cubind_fn = (cubind__cublasTSTgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[522], 522, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 522, (int)cubind_status);
@@ -8954,10 +9473,11 @@ typedef cublasStatus_t (*cubind__cublasTSSgemvBatched_fn)(cublasHandle_t handle,
 
 cublasStatus_t cubind_cublas_tss_gemv_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind__cublasTSSgemvBatched_fn cubind_fn = (cubind__cublasTSSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[523], 523);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSSgemvBatched_fn cubind_fn = (cubind__cublasTSSgemvBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[523], 523, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 523, (int)cubind_status);
@@ -8968,10 +9488,11 @@ typedef cublasStatus_t (*cubind__cublasTSSgemvBatched_64_fn)(cublasHandle_t hand
 
 cublasStatus_t cubind_cublas_tss_gemv_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind__cublasTSSgemvBatched_64_fn cubind_fn = (cubind__cublasTSSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[524], 524);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSSgemvBatched_64_fn cubind_fn = (cubind__cublasTSSgemvBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[524], 524, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 524, (int)cubind_status);
@@ -8982,10 +9503,11 @@ typedef cublasStatus_t (*cubind__cublasHSHgemvStridedBatched_fn)(cublasHandle_t 
 
 cublasStatus_t cubind_cublas_hsh_gemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasHSHgemvStridedBatched_fn cubind_fn = (cubind__cublasHSHgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[525], 525);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSHgemvStridedBatched_fn cubind_fn = (cubind__cublasHSHgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[525], 525, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 525, (int)cubind_status);
@@ -8996,10 +9518,11 @@ typedef cublasStatus_t (*cubind__cublasHSHgemvStridedBatched_64_fn)(cublasHandle
 
 cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasHSHgemvStridedBatched_64_fn cubind_fn = (cubind__cublasHSHgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[526], 526);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSHgemvStridedBatched_64_fn cubind_fn = (cubind__cublasHSHgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[526], 526, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 526, (int)cubind_status);
@@ -9010,10 +9533,11 @@ typedef cublasStatus_t (*cubind__cublasHSSgemvStridedBatched_fn)(cublasHandle_t 
 
 cublasStatus_t cubind_cublas_hss_gemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasHSSgemvStridedBatched_fn cubind_fn = (cubind__cublasHSSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[527], 527);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSSgemvStridedBatched_fn cubind_fn = (cubind__cublasHSSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[527], 527, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 527, (int)cubind_status);
@@ -9024,10 +9548,11 @@ typedef cublasStatus_t (*cubind__cublasHSSgemvStridedBatched_64_fn)(cublasHandle
 
 cublasStatus_t cubind_cublas_hss_gemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasHSSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasHSSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[528], 528);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHSSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasHSSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[528], 528, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 528, (int)cubind_status);
@@ -9038,10 +9563,11 @@ typedef cublasStatus_t (*cubind__cublasTSTgemvStridedBatched_fn)(cublasHandle_t 
 
 cublasStatus_t cubind_cublas_tst_gemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasTSTgemvStridedBatched_fn cubind_fn = (cubind__cublasTSTgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[529], 529);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSTgemvStridedBatched_fn cubind_fn = (cubind__cublasTSTgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[529], 529, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 529, (int)cubind_status);
@@ -9052,10 +9578,11 @@ typedef cublasStatus_t (*cubind__cublasTSTgemvStridedBatched_64_fn)(cublasHandle
 
 cublasStatus_t cubind_cublas_tst_gemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasTSTgemvStridedBatched_64_fn cubind_fn = (cubind__cublasTSTgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[530], 530);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSTgemvStridedBatched_64_fn cubind_fn = (cubind__cublasTSTgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[530], 530, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 530, (int)cubind_status);
@@ -9066,10 +9593,11 @@ typedef cublasStatus_t (*cubind__cublasTSSgemvStridedBatched_fn)(cublasHandle_t 
 
 cublasStatus_t cubind_cublas_tss_gemv_strided_batched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind__cublasTSSgemvStridedBatched_fn cubind_fn = (cubind__cublasTSSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[531], 531);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSSgemvStridedBatched_fn cubind_fn = (cubind__cublasTSSgemvStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[531], 531, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 531, (int)cubind_status);
@@ -9080,10 +9608,11 @@ typedef cublasStatus_t (*cubind__cublasTSSgemvStridedBatched_64_fn)(cublasHandle
 
 cublasStatus_t cubind_cublas_tss_gemv_strided_batched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind__cublasTSSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasTSSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[532], 532);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasTSSgemvStridedBatched_64_fn cubind_fn = (cubind__cublasTSSgemvStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[532], 532, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 532, (int)cubind_status);
@@ -9094,10 +9623,11 @@ typedef cublasStatus_t (*cubind__cublasHgemm_fn)(cublasHandle_t handle, cublasOp
 
 cublasStatus_t cubind_cublas_hgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc)
 {
-    cubind__cublasHgemm_fn cubind_fn = (cubind__cublasHgemm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[533], 533);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemm_fn cubind_fn = (cubind__cublasHgemm_fn)cubind__symbol(&cubind__cublas_symbols, &slots[533], 533, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 533, (int)cubind_status);
@@ -9108,10 +9638,11 @@ typedef cublasStatus_t (*cubind__cublasHgemm_64_fn)(cublasHandle_t handle, cubla
 
 cublasStatus_t cubind_cublas_hgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc)
 {
-    cubind__cublasHgemm_64_fn cubind_fn = (cubind__cublasHgemm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[534], 534);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemm_64_fn cubind_fn = (cubind__cublasHgemm_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[534], 534, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 534, (int)cubind_status);
@@ -9122,10 +9653,11 @@ typedef cublasStatus_t (*cubind__cublasHgemmBatched_fn)(cublasHandle_t handle, c
 
 cublasStatus_t cubind_cublas_hgemm_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount)
 {
-    cubind__cublasHgemmBatched_fn cubind_fn = (cubind__cublasHgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[535], 535);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemmBatched_fn cubind_fn = (cubind__cublasHgemmBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[535], 535, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 535, (int)cubind_status);
@@ -9136,10 +9668,11 @@ typedef cublasStatus_t (*cubind__cublasHgemmBatched_64_fn)(cublasHandle_t handle
 
 cublasStatus_t cubind_cublas_hgemm_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind__cublasHgemmBatched_64_fn cubind_fn = (cubind__cublasHgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[536], 536);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemmBatched_64_fn cubind_fn = (cubind__cublasHgemmBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[536], 536, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 536, (int)cubind_status);
@@ -9150,10 +9683,11 @@ typedef cublasStatus_t (*cubind__cublasHgemmStridedBatched_fn)(cublasHandle_t ha
 
 cublasStatus_t cubind_cublas_hgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount)
 {
-    cubind__cublasHgemmStridedBatched_fn cubind_fn = (cubind__cublasHgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[537], 537);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemmStridedBatched_fn cubind_fn = (cubind__cublasHgemmStridedBatched_fn)cubind__symbol(&cubind__cublas_symbols, &slots[537], 537, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 537, (int)cubind_status);
@@ -9164,10 +9698,11 @@ typedef cublasStatus_t (*cubind__cublasHgemmStridedBatched_64_fn)(cublasHandle_t
 
 cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind__cublasHgemmStridedBatched_64_fn cubind_fn = (cubind__cublasHgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[538], 538);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasHgemmStridedBatched_64_fn cubind_fn = (cubind__cublasHgemmStridedBatched_64_fn)cubind__symbol(&cubind__cublas_symbols, &slots[538], 538, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublas_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublas_symbols, 538, (int)cubind_status);

@@ -181,10 +181,11 @@ typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandl
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 {
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[0], 0, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 0, (int)cubind_status);
@@ -195,10 +196,11 @@ typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandl
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 {
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[1], 1, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 1, (int)cubind_status);
@@ -209,7 +211,7 @@ typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
 
 const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[2], 2);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[2], 2, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -219,7 +221,7 @@ typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status)
 
 const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[3], 3);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[3], 3, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -229,7 +231,7 @@ typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
 
 size_t cubind_cublasLt_get_version(void)
 {
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[4], 4);
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -239,7 +241,7 @@ typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
 
 size_t cubind_cublasLt_get_cudart_version(void)
 {
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[5], 5);
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[5], 5, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -249,10 +251,11 @@ typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType typ
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[6], 6, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 6, (int)cubind_status);
@@ -263,10 +266,11 @@ typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 {
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[7], 7, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 7, (int)cubind_status);
@@ -277,10 +281,11 @@ typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t c
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 {
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[8], 8, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 8, (int)cubind_status);
@@ -291,7 +296,7 @@ typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigne
 
 unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
 {
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[9], 9);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[9], 9, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (unsigned int)0;
     return cubind_fn(mask);
@@ -301,10 +306,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[10], 10, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 10, (int)cubind_status);
@@ -315,10 +321,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t li
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[11], 11, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 11, (int)cubind_status);
@@ -329,10 +336,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtM
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[12], 12, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 12, (int)cubind_status);
@@ -343,10 +351,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLa
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[13], 13, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 13, (int)cubind_status);
@@ -357,10 +366,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixL
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[14], 14, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 14, (int)cubind_status);
@@ -371,10 +381,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMa
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[15], 15, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 15, (int)cubind_status);
@@ -385,10 +396,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMa
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[16], 16, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 16, (int)cubind_status);
@@ -399,10 +411,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMat
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[17], 17, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 17, (int)cubind_status);
@@ -413,10 +426,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[18], 18, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 18, (int)cubind_status);
@@ -427,10 +441,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDes
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[19], 19, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 19, (int)cubind_status);
@@ -441,10 +456,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatm
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[20], 20, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 20, (int)cubind_status);
@@ -455,10 +471,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatm
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[21], 21, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 21, (int)cubind_status);
@@ -469,10 +486,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cu
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[22], 22, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 22, (int)cubind_status);
@@ -483,10 +501,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtM
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[23], 23, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 23, (int)cubind_status);
@@ -497,10 +516,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLt
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[24], 24, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 24, (int)cubind_status);
@@ -511,10 +531,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cub
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[25], 25, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 25, (int)cubind_status);
@@ -525,10 +546,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cub
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[26], 26, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 26, (int)cubind_status);
@@ -539,10 +561,11 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLt
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[27], 27, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 27, (int)cubind_status);
@@ -553,10 +576,11 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulati
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[28], 28, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 28, (int)cubind_status);
@@ -567,10 +591,11 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulat
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[29], 29, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 29, (int)cubind_status);
@@ -581,10 +606,11 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtE
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[30], 30, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 30, (int)cubind_status);
@@ -595,10 +621,11 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtE
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[31], 31, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 31, (int)cubind_status);
@@ -609,10 +636,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cubla
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[32], 32, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 32, (int)cubind_status);
@@ -623,10 +651,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatm
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
 {
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[33], 33, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 33, (int)cubind_status);
@@ -637,10 +666,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMat
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
 {
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[34], 34, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 34, (int)cubind_status);
@@ -651,10 +681,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublas
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[35], 35, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 35, (int)cubind_status);
@@ -665,10 +696,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublas
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[36], 36, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 36, (int)cubind_status);
@@ -679,10 +711,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHand
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[37], 37, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 37, (int)cubind_status);
@@ -693,10 +726,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t l
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[38], 38, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 38, (int)cubind_status);
@@ -707,10 +741,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lig
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[39], 39, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 39, (int)cubind_status);
@@ -721,10 +756,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t li
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[40], 40, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 40, (int)cubind_status);
@@ -735,10 +771,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cub
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[41], 41, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 41, (int)cubind_status);
@@ -749,10 +786,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublas
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[42], 42, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 42, (int)cubind_status);
@@ -763,10 +801,11 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const 
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[43], 43, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 43, (int)cubind_status);
@@ -777,10 +816,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCal
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
 {
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[44], 44, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 44, (int)cubind_status);
@@ -791,10 +831,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 {
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[45], 45, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 45, (int)cubind_status);
@@ -805,10 +846,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile)
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 {
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[46], 46, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 46, (int)cubind_status);
@@ -819,10 +861,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 {
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[47], 47, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 47, (int)cubind_status);
@@ -833,10 +876,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 {
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[48], 48, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 48, (int)cubind_status);
@@ -847,10 +891,11 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
 {
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[49], 49, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cublasStatus_t)cubind__unavailable_status(&cubind__cublasLt_symbols);
+        return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 49, (int)cubind_status);

@@ -691,7 +691,7 @@ typedef size_t (*cubind__cudnnGetVersion_fn)(void);
 
 size_t cubind_cudnn_get_version(void)
 {
-    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[0], 0);
+    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[0], 0, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -701,7 +701,7 @@ typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
 
 size_t cubind_cudnn_get_max_device_version(void)
 {
-    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[1], 1);
+    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[1], 1, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -711,7 +711,7 @@ typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
 
 size_t cubind_cudnn_get_cudart_version(void)
 {
-    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[2], 2);
+    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[2], 2, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (size_t)0;
     return cubind_fn();
@@ -721,7 +721,7 @@ typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
 
 const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
 {
-    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[3], 3);
+    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[3], 3, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -731,7 +731,7 @@ typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_siz
 
 void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
 {
-    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[4], 4);
+    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return;
     cubind_fn(message, max_size);
@@ -741,10 +741,11 @@ typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[5], 5, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 5, (int)cubind_status);
@@ -755,10 +756,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, i
 
 cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[6], 6, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 6, (int)cubind_status);
@@ -769,10 +771,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
 
 cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
 {
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[7], 7, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 7, (int)cubind_status);
@@ -783,10 +786,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
 
 cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
 {
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[8], 8, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 8, (int)cubind_status);
@@ -797,10 +801,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStr
 
 cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[9], 9, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 9, (int)cubind_status);
@@ -811,10 +816,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStr
 
 cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[10], 10, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 10, (int)cubind_status);
@@ -825,10 +831,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *ud
 
 cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[11], 11, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 11, (int)cubind_status);
@@ -839,10 +846,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **
 
 cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[12], 12, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 12, (int)cubind_status);
@@ -853,10 +861,11 @@ typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
 
 cudnnStatus_t cubind_cudnn_graph_version_check(void)
 {
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[13], 13, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 13, (int)cubind_status);
@@ -867,10 +876,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDes
 
 cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[14], 14, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 14, (int)cubind_status);
@@ -881,10 +891,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDe
 
 cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[15], 15, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 15, (int)cubind_status);
@@ -895,10 +906,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescripto
 
 cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[16], 16, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 16, (int)cubind_status);
@@ -909,10 +921,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_
 
 cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[17], 17, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 17, (int)cubind_status);
@@ -923,10 +936,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescrip
 
 cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[18], 18, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 18, (int)cubind_status);
@@ -937,10 +951,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendD
 
 cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[19], 19, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 19, (int)cubind_status);
@@ -951,10 +966,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cu
 
 cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[20], 20, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 20, (int)cubind_status);
@@ -965,10 +981,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t 
 
 cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[21], 21, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 21, (int)cubind_status);
@@ -979,10 +996,11 @@ typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[22], 22, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 22, (int)cubind_status);
@@ -993,10 +1011,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescr
 
 cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[23], 23, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 23, (int)cubind_status);
@@ -1007,10 +1026,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescri
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[24], 24, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 24, (int)cubind_status);
@@ -1021,10 +1041,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDesc
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[25], 25, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 25, (int)cubind_status);
@@ -1035,10 +1056,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensor
 
 cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[26], 26, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 26, (int)cubind_status);
@@ -1049,10 +1071,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescri
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[27], 27, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 27, (int)cubind_status);
@@ -1063,10 +1086,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDesc
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[28], 28, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 28, (int)cubind_status);
@@ -1077,10 +1101,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensor
 
 cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[29], 29, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 29, (int)cubind_status);
@@ -1091,10 +1116,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorD
 
 cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[30], 30, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 30, (int)cubind_status);
@@ -1105,10 +1131,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDesc
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[31], 31, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 31, (int)cubind_status);
@@ -1119,10 +1146,11 @@ typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTran
 
 cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[32], 32, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 32, (int)cubind_status);
@@ -1133,10 +1161,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTe
 
 cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[33], 33, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 33, (int)cubind_status);
@@ -1147,10 +1176,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTenso
 
 cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[34], 34, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 34, (int)cubind_status);
@@ -1161,10 +1191,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTenso
 
 cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[35], 35, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 35, (int)cubind_status);
@@ -1175,10 +1206,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnT
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[36], 36, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 36, (int)cubind_status);
@@ -1189,10 +1221,11 @@ typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[37], 37, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 37, (int)cubind_status);
@@ -1203,10 +1236,11 @@ typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[38], 38, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 38, (int)cubind_status);
@@ -1217,10 +1251,11 @@ typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const v
 
 cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[39], 39, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 39, (int)cubind_status);
@@ -1231,10 +1266,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorD
 
 cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[40], 40, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 40, (int)cubind_status);
@@ -1245,10 +1281,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDesc
 
 cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[41], 41, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 41, (int)cubind_status);
@@ -1259,10 +1296,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTens
 
 cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[42], 42, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 42, (int)cubind_status);
@@ -1273,10 +1311,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensor
 
 cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[43], 43, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 43, (int)cubind_status);
@@ -1287,10 +1326,11 @@ typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cu
 
 cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[44], 44, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 44, (int)cubind_status);
@@ -1301,10 +1341,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduc
 
 cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[45], 45, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 45, (int)cubind_status);
@@ -1315,10 +1356,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTe
 
 cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[46], 46, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 46, (int)cubind_status);
@@ -1329,10 +1371,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnRe
 
 cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[47], 47, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 47, (int)cubind_status);
@@ -1343,10 +1386,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnRedu
 
 cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[48], 48, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 48, (int)cubind_status);
@@ -1357,10 +1401,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[49], 49, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 49, (int)cubind_status);
@@ -1371,10 +1416,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[50], 50, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 50, (int)cubind_status);
@@ -1385,10 +1431,11 @@ typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, cons
 
 cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[51], 51, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 51, (int)cubind_status);
@@ -1399,10 +1446,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const c
 
 cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[52], 52, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 52, (int)cubind_status);
@@ -1413,10 +1461,11 @@ typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const
 
 cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[53], 53, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 53, (int)cubind_status);
@@ -1427,10 +1476,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescr
 
 cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[54], 54, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 54, (int)cubind_status);
@@ -1441,10 +1491,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescri
 
 cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[55], 55, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 55, (int)cubind_status);
@@ -1455,10 +1506,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilter
 
 cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[56], 56, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 56, (int)cubind_status);
@@ -1469,10 +1521,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescri
 
 cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[57], 57, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 57, (int)cubind_status);
@@ -1483,10 +1536,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilter
 
 cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[58], 58, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 58, (int)cubind_status);
@@ -1497,10 +1551,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterD
 
 cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[59], 59, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 59, (int)cubind_status);
@@ -1511,10 +1566,11 @@ typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[60], 60, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 60, (int)cubind_status);
@@ -1525,10 +1581,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDesc
 
 cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[61], 61, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 61, (int)cubind_status);
@@ -1539,10 +1596,11 @@ typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cu
 
 cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[62], 62, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 62, (int)cubind_status);
@@ -1553,10 +1611,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDes
 
 cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[63], 63, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 63, (int)cubind_status);
@@ -1567,10 +1626,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDesc
 
 cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[64], 64, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 64, (int)cubind_status);
@@ -1581,10 +1641,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPooli
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[65], 65, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 65, (int)cubind_status);
@@ -1595,10 +1656,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDesc
 
 cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[66], 66, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 66, (int)cubind_status);
@@ -1609,10 +1671,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPooli
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[67], 67, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 67, (int)cubind_status);
@@ -1623,10 +1686,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudn
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[68], 68, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 68, (int)cubind_status);
@@ -1637,10 +1701,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudn
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[69], 69, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 69, (int)cubind_status);
@@ -1651,10 +1716,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDe
 
 cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[70], 70, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 70, (int)cubind_status);
@@ -1665,10 +1731,11 @@ typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, co
 
 cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[71], 71, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 71, (int)cubind_status);
@@ -1679,10 +1746,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivat
 
 cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[72], 72, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 72, (int)cubind_status);
@@ -1693,10 +1761,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivation
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[73], 73, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 73, (int)cubind_status);
@@ -1707,10 +1776,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActi
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[74], 74, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 74, (int)cubind_status);
@@ -1721,10 +1791,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnA
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[75], 75, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 75, (int)cubind_status);
@@ -1735,10 +1806,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnA
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[76], 76, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 76, (int)cubind_status);
@@ -1749,10 +1821,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActiva
 
 cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[77], 77, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 77, (int)cubind_status);
@@ -1763,10 +1836,11 @@ typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[78], 78, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 78, (int)cubind_status);
@@ -1777,10 +1851,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_
 
 cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[79], 79, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 79, (int)cubind_status);
@@ -1791,10 +1866,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t n
 
 cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[80], 80, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 80, (int)cubind_status);
@@ -1805,10 +1881,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t n
 
 cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[81], 81, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 81, (int)cubind_status);
@@ -1819,10 +1896,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor
 
 cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[82], 82, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 82, (int)cubind_status);
@@ -1833,10 +1911,11 @@ typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[83], 83, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 83, (int)cubind_status);
@@ -1847,10 +1926,11 @@ typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[84], 84, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 84, (int)cubind_status);
@@ -1861,10 +1941,11 @@ typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDes
 
 cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[85], 85, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 85, (int)cubind_status);
@@ -1875,10 +1956,11 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudn
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[86], 86, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 86, (int)cubind_status);
@@ -1889,10 +1971,11 @@ typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorD
 
 cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[87], 87, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 87, (int)cubind_status);
@@ -1903,10 +1986,11 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHand
 
 cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[88], 88, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 88, (int)cubind_status);
@@ -1917,10 +2001,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudn
 
 cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[89], 89, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 89, (int)cubind_status);
@@ -1931,10 +2016,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnn
 
 cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[90], 90, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 90, (int)cubind_status);
@@ -1945,10 +2031,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cud
 
 cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[91], 91, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 91, (int)cubind_status);
@@ -1959,10 +2046,11 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHand
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[92], 92, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 92, (int)cubind_status);
@@ -1973,10 +2061,11 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[93], 93, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 93, (int)cubind_status);
@@ -1987,10 +2076,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDes
 
 cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[94], 94, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 94, (int)cubind_status);
@@ -2001,10 +2091,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDe
 
 cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[95], 95, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 95, (int)cubind_status);
@@ -2015,10 +2106,11 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[96], 96, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 96, (int)cubind_status);
@@ -2029,10 +2121,11 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorD
 
 cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[97], 97, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 97, (int)cubind_status);
@@ -2043,10 +2136,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescri
 
 cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[98], 98, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 98, (int)cubind_status);
@@ -2057,10 +2151,11 @@ typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDe
 
 cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[99], 99, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 99, (int)cubind_status);
@@ -2071,10 +2166,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescri
 
 cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[100], 100, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 100, (int)cubind_status);
@@ -2085,10 +2181,11 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, co
 
 cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[101], 101, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 101, (int)cubind_status);
@@ -2099,10 +2196,11 @@ typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
 
 cudnnStatus_t cubind_cudnn_ops_version_check(void)
 {
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[102], 102, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 102, (int)cubind_status);
@@ -2113,10 +2211,11 @@ typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[103], 103, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 103, (int)cubind_status);
@@ -2127,10 +2226,11 @@ typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[104], 104, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 104, (int)cubind_status);
@@ -2141,10 +2241,11 @@ typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle
 
 cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[105], 105, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 105, (int)cubind_status);
@@ -2155,10 +2256,11 @@ typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[106], 106, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 106, (int)cubind_status);
@@ -2169,10 +2271,11 @@ typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHand
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[107], 107, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 107, (int)cubind_status);
@@ -2183,10 +2286,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorks
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[108], 108, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 108, (int)cubind_status);
@@ -2197,10 +2301,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSiz
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[109], 109, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 109, (int)cubind_status);
@@ -2211,10 +2316,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpace
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[110], 110, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 110, (int)cubind_status);
@@ -2225,10 +2331,11 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnn
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[111], 111, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 111, (int)cubind_status);
@@ -2239,10 +2346,11 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cud
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[112], 112, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 112, (int)cubind_status);
@@ -2253,10 +2361,11 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[113], 113, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 113, (int)cubind_status);
@@ -2267,10 +2376,11 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[114], 114, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 114, (int)cubind_status);
@@ -2281,10 +2391,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSiz
 
 cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[115], 115, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 115, (int)cubind_status);
@@ -2295,10 +2406,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(c
 
 cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[116], 116, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 116, (int)cubind_status);
@@ -2309,10 +2421,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn
 
 cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[117], 117, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 117, (int)cubind_status);
@@ -2323,10 +2436,11 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[118], 118, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 118, (int)cubind_status);
@@ -2337,10 +2451,11 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t han
 
 cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[119], 119, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 119, (int)cubind_status);
@@ -2351,10 +2466,11 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHan
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[120], 120, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 120, (int)cubind_status);
@@ -2365,10 +2481,11 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t 
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[121], 121, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 121, (int)cubind_status);
@@ -2379,10 +2496,11 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[122], 122, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 122, (int)cubind_status);
@@ -2393,10 +2511,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_
 
 cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[123], 123, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 123, (int)cubind_status);
@@ -2407,10 +2526,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[124], 124, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 124, (int)cubind_status);
@@ -2421,10 +2541,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_
 
 cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[125], 125, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 125, (int)cubind_status);
@@ -2435,10 +2556,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_
 
 cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[126], 126, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 126, (int)cubind_status);
@@ -2449,10 +2571,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnD
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[127], 127, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 127, (int)cubind_status);
@@ -2463,10 +2586,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnD
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[128], 128, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 128, (int)cubind_status);
@@ -2477,10 +2601,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnD
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[129], 129, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 129, (int)cubind_status);
@@ -2491,10 +2616,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnD
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[130], 130, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 130, (int)cubind_status);
@@ -2505,10 +2631,11 @@ typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[131], 131, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 131, (int)cubind_status);
@@ -2519,10 +2646,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[132], 132, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 132, (int)cubind_status);
@@ -2533,10 +2661,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t han
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[133], 133, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 133, (int)cubind_status);
@@ -2547,10 +2676,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[134], 134, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 134, (int)cubind_status);
@@ -2561,10 +2691,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDes
 
 cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[135], 135, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 135, (int)cubind_status);
@@ -2575,10 +2706,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDe
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[136], 136, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 136, (int)cubind_status);
@@ -2589,10 +2721,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescri
 
 cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[137], 137, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 137, (int)cubind_status);
@@ -2603,10 +2736,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescri
 
 cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[138], 138, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 138, (int)cubind_status);
@@ -2617,10 +2751,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnR
 
 cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[139], 139, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 139, (int)cubind_status);
@@ -2631,10 +2766,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDes
 
 cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[140], 140, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 140, (int)cubind_status);
@@ -2645,10 +2781,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDe
 
 cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[141], 141, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 141, (int)cubind_status);
@@ -2659,10 +2796,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescri
 
 cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[142], 142, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 142, (int)cubind_status);
@@ -2673,10 +2811,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqData
 
 cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[143], 143, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 143, (int)cubind_status);
@@ -2687,10 +2826,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescripto
 
 cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[144], 144, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 144, (int)cubind_status);
@@ -2701,10 +2841,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescript
 
 cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[145], 145, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 145, (int)cubind_status);
@@ -2715,10 +2856,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t
 
 cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[146], 146, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 146, (int)cubind_status);
@@ -2729,10 +2871,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t
 
 cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[147], 147, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 147, (int)cubind_status);
@@ -2743,10 +2886,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[148], 148, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 148, (int)cubind_status);
@@ -2757,10 +2901,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[149], 149, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 149, (int)cubind_status);
@@ -2771,10 +2916,11 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[150], 150, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 150, (int)cubind_status);
@@ -2785,10 +2931,11 @@ typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
 
 cudnnStatus_t cubind_cudnn_adv_version_check(void)
 {
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[151], 151, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 151, (int)cubind_status);
@@ -2799,10 +2946,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle
 
 cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[152], 152, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 152, (int)cubind_status);
@@ -2813,10 +2961,11 @@ typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t han
 
 cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[153], 153, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 153, (int)cubind_status);
@@ -2827,10 +2976,11 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[154], 154, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 154, (int)cubind_status);
@@ -2841,10 +2991,11 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[155], 155, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 155, (int)cubind_status);
@@ -2855,10 +3006,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDes
 
 cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[156], 156, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 156, (int)cubind_status);
@@ -2869,10 +3021,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescri
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[157], 157, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 157, (int)cubind_status);
@@ -2883,10 +3036,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDesc
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[158], 158, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 158, (int)cubind_status);
@@ -2897,10 +3051,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDes
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[159], 159, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 159, (int)cubind_status);
@@ -2911,10 +3066,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDes
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[160], 160, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 160, (int)cubind_status);
@@ -2925,10 +3081,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescri
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[161], 161, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 161, (int)cubind_status);
@@ -2939,10 +3096,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDesc
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[162], 162, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 162, (int)cubind_status);
@@ -2953,10 +3111,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDes
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[163], 163, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 163, (int)cubind_status);
@@ -2967,10 +3126,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDes
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[164], 164, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 164, (int)cubind_status);
@@ -2981,10 +3141,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDe
 
 cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[165], 165, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 165, (int)cubind_status);
@@ -2995,10 +3156,11 @@ typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cud
 
 cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[166], 166, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 166, (int)cubind_status);
@@ -3009,10 +3171,11 @@ typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnC
 
 cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[167], 167, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 167, (int)cubind_status);
@@ -3023,10 +3186,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[168], 168, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 168, (int)cubind_status);
@@ -3037,10 +3201,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[169], 169, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 169, (int)cubind_status);
@@ -3051,10 +3216,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvol
 
 cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[170], 170, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 170, (int)cubind_status);
@@ -3065,10 +3231,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvo
 
 cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[171], 171, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 171, (int)cubind_status);
@@ -3079,10 +3246,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolution
 
 cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[172], 172, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 172, (int)cubind_status);
@@ -3093,10 +3261,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolution
 
 cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[173], 173, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 173, (int)cubind_status);
@@ -3107,10 +3276,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvoluti
 
 cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[174], 174, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 174, (int)cubind_status);
@@ -3121,10 +3291,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvoluti
 
 cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[175], 175, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 175, (int)cubind_status);
@@ -3135,10 +3306,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolut
 
 cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[176], 176, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 176, (int)cubind_status);
@@ -3149,10 +3321,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolut
 
 cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[177], 177, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 177, (int)cubind_status);
@@ -3163,10 +3336,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolu
 
 cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[178], 178, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 178, (int)cubind_status);
@@ -3177,10 +3351,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnC
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[179], 179, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 179, (int)cubind_status);
@@ -3191,10 +3366,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolu
 
 cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[180], 180, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 180, (int)cubind_status);
@@ -3205,10 +3381,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnC
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[181], 181, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 181, (int)cubind_status);
@@ -3219,10 +3396,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const 
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[182], 182, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 182, (int)cubind_status);
@@ -3233,10 +3411,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const 
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[183], 183, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 183, (int)cubind_status);
@@ -3247,10 +3426,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[184], 184, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 184, (int)cubind_status);
@@ -3261,10 +3441,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnn
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[185], 185, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 185, (int)cubind_status);
@@ -3275,10 +3456,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHa
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[186], 186, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 186, (int)cubind_status);
@@ -3289,10 +3471,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnn
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[187], 187, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 187, (int)cubind_status);
@@ -3303,10 +3486,11 @@ typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudn
 
 cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[188], 188, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 188, (int)cubind_status);
@@ -3317,10 +3501,11 @@ typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[189], 189, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 189, (int)cubind_status);
@@ -3331,10 +3516,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudn
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[190], 190, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 190, (int)cubind_status);
@@ -3345,10 +3531,11 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle
 
 cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[191], 191);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[191], 191, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 191, (int)cubind_status);
@@ -3359,10 +3546,11 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnH
 
 cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[192], 192, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 192, (int)cubind_status);
@@ -3373,10 +3561,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[193], 193, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 193, (int)cubind_status);
@@ -3387,10 +3576,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cu
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[194], 194, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 194, (int)cubind_status);
@@ -3401,10 +3591,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[195], 195, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 195, (int)cubind_status);
@@ -3415,10 +3606,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[196], 196, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 196, (int)cubind_status);
@@ -3429,10 +3621,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[197], 197, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 197, (int)cubind_status);
@@ -3443,10 +3636,11 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[198], 198, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 198, (int)cubind_status);
@@ -3457,10 +3651,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(co
 
 cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[199], 199, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 199, (int)cubind_status);
@@ -3471,10 +3666,11 @@ typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
 
 cudnnStatus_t cubind_cudnn_cnn_version_check(void)
 {
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[200], 200, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 200, (int)cubind_status);
@@ -3485,10 +3681,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCou
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[201], 201, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 201, (int)cubind_status);
@@ -3499,10 +3696,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[202], 202, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 202, (int)cubind_status);
@@ -3513,10 +3711,11 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[203], 203, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 203, (int)cubind_status);
@@ -3527,10 +3726,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[204], 204, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 204, (int)cubind_status);
@@ -3541,10 +3741,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_f
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[205], 205, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 205, (int)cubind_status);
@@ -3555,10 +3756,11 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[206], 206, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 206, (int)cubind_status);
@@ -3569,10 +3771,11 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[207], 207, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 207, (int)cubind_status);
@@ -3583,10 +3786,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFused
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[208], 208, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 208, (int)cubind_status);
@@ -3597,10 +3801,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFuse
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[209], 209, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 209, (int)cubind_status);
@@ -3611,10 +3816,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudn
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[210], 210, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 210, (int)cubind_status);
@@ -3625,10 +3831,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(cons
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[211], 211, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 211, (int)cubind_status);
@@ -3639,10 +3846,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFus
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[212], 212, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 212, (int)cubind_status);
@@ -3653,10 +3861,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFu
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[213], 213, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 213, (int)cubind_status);
@@ -3667,10 +3876,11 @@ typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cu
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[214], 214, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 214, (int)cubind_status);
@@ -3681,10 +3891,11 @@ typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(co
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[215], 215, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 215, (int)cubind_status);
@@ -3695,10 +3906,11 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t 
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[216], 216, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 216, (int)cubind_status);
@@ -3709,10 +3921,11 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
 {
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[217], 217, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 217, (int)cubind_status);
@@ -3723,10 +3936,11 @@ typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, 
 
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[218], 218, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 218, (int)cubind_status);
@@ -3737,10 +3951,11 @@ typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, c
 
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[219], 219, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudnnStatus_t)cubind__unavailable_status(&cubind__cudnn_symbols);
+        return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 219, (int)cubind_status);

@@ -199,10 +199,11 @@ typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftTy
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[0], 0, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
@@ -213,10 +214,11 @@ typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny,
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[1], 1, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
@@ -227,10 +229,11 @@ typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny,
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[2], 2, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
@@ -241,10 +244,11 @@ typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[3], 3, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
@@ -255,10 +259,11 @@ typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cuff
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[4], 4, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
@@ -269,10 +274,11 @@ typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int 
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[5], 5, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
@@ -283,10 +289,11 @@ typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int 
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[6], 6, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
@@ -297,10 +304,11 @@ typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, 
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[7], 7, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
@@ -311,10 +319,11 @@ typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[8], 8, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
@@ -325,10 +334,11 @@ typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank,
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[9], 9, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
@@ -339,10 +349,11 @@ typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int ba
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[10], 10, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
@@ -353,10 +364,11 @@ typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[11], 11, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
@@ -367,10 +379,11 @@ typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftT
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[12], 12, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
@@ -381,10 +394,11 @@ typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inemb
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[13], 13, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
@@ -395,10 +409,11 @@ typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__symbol(&cubind__cufft_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__symbol(&cubind__cufft_symbols, &slots[14], 14, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
@@ -409,10 +424,11 @@ typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cuf
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[15], 15, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
@@ -423,10 +439,11 @@ typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[16], 16, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
@@ -437,10 +454,11 @@ typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[17], 17, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
@@ -451,10 +469,11 @@ typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank,
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[18], 18, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
@@ -465,10 +484,11 @@ typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workS
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[19], 19, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
@@ -479,10 +499,11 @@ typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workA
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[20], 20, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
@@ -493,10 +514,11 @@ typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int a
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__symbol(&cubind__cufft_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__symbol(&cubind__cufft_symbols, &slots[21], 21, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
@@ -507,10 +529,11 @@ typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *i
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[22], 22, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
@@ -521,10 +544,11 @@ typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idat
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[23], 23, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
@@ -535,10 +559,11 @@ typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *i
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[24], 24, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
@@ -549,10 +574,11 @@ typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComp
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[25], 25, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
@@ -563,10 +589,11 @@ typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[26], 26, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
@@ -577,10 +604,11 @@ typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComp
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[27], 27, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
@@ -591,10 +619,11 @@ typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t 
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__symbol(&cubind__cufft_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__symbol(&cubind__cufft_symbols, &slots[28], 28, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
@@ -605,10 +634,11 @@ typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[29], 29, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
@@ -619,10 +649,11 @@ typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
 
 cufftResult cubind_cufft_get_version(int *version)
 {
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__symbol(&cubind__cufft_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__symbol(&cubind__cufft_symbols, &slots[30], 30, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
@@ -633,10 +664,11 @@ typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[31], 31, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
@@ -647,10 +679,11 @@ typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cu
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[32], 32, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
@@ -661,10 +694,11 @@ typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cu
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[33], 33, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
@@ -675,10 +709,11 @@ typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufft
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[34], 34, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
@@ -689,10 +724,11 @@ typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, 
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__symbol(&cubind__cufft_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__symbol(&cubind__cufft_symbols, &slots[35], 35, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
@@ -703,10 +739,11 @@ typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc 
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__symbol(&cubind__cufft_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__symbol(&cubind__cufft_symbols, &slots[36], 36, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
@@ -717,10 +754,11 @@ typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPoint
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[37], 37, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
@@ -731,10 +769,11 @@ typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__symbol(&cubind__cufft_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__symbol(&cubind__cufft_symbols, &slots[38], 38, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
@@ -745,10 +784,11 @@ typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **wo
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[39], 39, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
@@ -759,10 +799,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[40], 40, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
@@ -773,10 +814,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[41], 41, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
@@ -787,10 +829,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[42], 42, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
@@ -801,10 +844,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[43], 43, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
@@ -815,10 +859,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[44], 44, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
@@ -829,10 +874,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cud
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[45], 45, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
@@ -843,10 +889,11 @@ typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *query
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__symbol(&cubind__cufft_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__symbol(&cubind__cufft_symbols, &slots[46], 46, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
@@ -857,10 +904,11 @@ typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **ca
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[47], 47, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
@@ -871,10 +919,11 @@ typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXt
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[48], 48, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
@@ -885,10 +934,11 @@ typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan,
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[49], 49, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
@@ -899,10 +949,11 @@ typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const 
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[50], 50, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
@@ -913,10 +964,11 @@ typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[51], 51, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
@@ -927,10 +979,11 @@ typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank,
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[52], 52, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
@@ -941,10 +994,11 @@ typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, voi
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__symbol(&cubind__cufft_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__symbol(&cubind__cufft_symbols, &slots[53], 53, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
@@ -955,10 +1009,11 @@ typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLi
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__symbol(&cubind__cufft_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__symbol(&cubind__cufft_symbols, &slots[54], 54, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
@@ -969,10 +1024,11 @@ typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cuf
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[55], 55, &cubind_unavailable);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind__unavailable_status(&cubind__cufft_symbols);
+        return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);

@@ -118,10 +118,11 @@ typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *ge
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[0], 0, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
@@ -132,10 +133,11 @@ typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__symbol(&cubind__curand_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__symbol(&cubind__curand_symbols, &slots[1], 1, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
@@ -146,10 +148,11 @@ typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t ge
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[2], 2, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
@@ -160,10 +163,11 @@ typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
 
 curandStatus_t cubind_curand_get_version(int *version)
 {
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__symbol(&cubind__curand_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__symbol(&cubind__curand_symbols, &slots[3], 3, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
@@ -174,10 +178,11 @@ typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type,
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__symbol(&cubind__curand_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__symbol(&cubind__curand_symbols, &slots[4], 4, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
@@ -188,10 +193,11 @@ typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__symbol(&cubind__curand_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__symbol(&cubind__curand_symbols, &slots[5], 5, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
@@ -202,10 +208,11 @@ typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGe
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__symbol(&cubind__curand_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__symbol(&cubind__curand_symbols, &slots[6], 6, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
@@ -216,10 +223,11 @@ typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t 
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__symbol(&cubind__curand_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__symbol(&cubind__curand_symbols, &slots[7], 7, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
@@ -230,10 +238,11 @@ typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__symbol(&cubind__curand_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__symbol(&cubind__curand_symbols, &slots[8], 8, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
@@ -244,10 +253,11 @@ typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(cur
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__symbol(&cubind__curand_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__symbol(&cubind__curand_symbols, &slots[9], 9, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
@@ -258,10 +268,11 @@ typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator,
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__symbol(&cubind__curand_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__symbol(&cubind__curand_symbols, &slots[10], 10, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
@@ -272,10 +283,11 @@ typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t ge
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__symbol(&cubind__curand_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__symbol(&cubind__curand_symbols, &slots[11], 11, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
@@ -286,10 +298,11 @@ typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t gen
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__symbol(&cubind__curand_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__symbol(&cubind__curand_symbols, &slots[12], 12, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
@@ -300,10 +313,11 @@ typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[13], 13, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
@@ -314,10 +328,11 @@ typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t gene
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[14], 14, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
@@ -328,10 +343,11 @@ typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[15], 15, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
@@ -342,10 +358,11 @@ typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t g
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[16], 16, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
@@ -356,10 +373,11 @@ typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerat
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[17], 17, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
@@ -370,10 +388,11 @@ typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lamb
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[18], 18, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
@@ -384,10 +403,11 @@ typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDis
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[19], 19, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
@@ -398,10 +418,11 @@ typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t gen
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__symbol(&cubind__curand_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__symbol(&cubind__curand_symbols, &slots[20], 20, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
@@ -412,10 +433,11 @@ typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[21], 21, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
@@ -426,10 +448,11 @@ typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t ge
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__symbol(&cubind__curand_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__symbol(&cubind__curand_symbols, &slots[22], 22, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
@@ -440,10 +463,11 @@ typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerato
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[23], 23, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
@@ -454,10 +478,11 @@ typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t gener
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__symbol(&cubind__curand_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__symbol(&cubind__curand_symbols, &slots[24], 24, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
@@ -468,10 +493,11 @@ typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirection
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__symbol(&cubind__curand_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__symbol(&cubind__curand_symbols, &slots[25], 25, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
@@ -482,10 +508,11 @@ typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int *
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__symbol(&cubind__curand_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__symbol(&cubind__curand_symbols, &slots[26], 26, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
@@ -496,10 +523,11 @@ typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirection
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__symbol(&cubind__curand_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__symbol(&cubind__curand_symbols, &slots[27], 27, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
@@ -510,10 +538,11 @@ typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long 
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
 {
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__symbol(&cubind__curand_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__symbol(&cubind__curand_symbols, &slots[28], 28, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind__unavailable_status(&cubind__curand_symbols);
+        return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);

@@ -1765,10 +1765,11 @@ typedef cusolverStatus_t (*cubind__cusolverGetProperty_fn)(libraryPropertyType t
 
 cusolverStatus_t cubind_cusolver_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cusolverGetProperty_fn cubind_fn = (cubind__cusolverGetProperty_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverGetProperty_fn cubind_fn = (cubind__cusolverGetProperty_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[0], 0, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 0, (int)cubind_status);
@@ -1779,10 +1780,11 @@ typedef cusolverStatus_t (*cubind__cusolverGetVersion_fn)(int *version);
 
 cusolverStatus_t cubind_cusolver_get_version(int *version)
 {
-    cubind__cusolverGetVersion_fn cubind_fn = (cubind__cusolverGetVersion_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverGetVersion_fn cubind_fn = (cubind__cusolverGetVersion_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[1], 1, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 1, (int)cubind_status);
@@ -1793,10 +1795,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCreate_fn)(cusolverDnHandle_t *hand
 
 cusolverStatus_t cubind_cusolverDn_create(cusolverDnHandle_t *handle)
 {
-    cubind__cusolverDnCreate_fn cubind_fn = (cubind__cusolverDnCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCreate_fn cubind_fn = (cubind__cusolverDnCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[2], 2, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 2, (int)cubind_status);
@@ -1807,10 +1810,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDestroy_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_destroy(cusolverDnHandle_t handle)
 {
-    cubind__cusolverDnDestroy_fn cubind_fn = (cubind__cusolverDnDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDestroy_fn cubind_fn = (cubind__cusolverDnDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[3], 3, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 3, (int)cubind_status);
@@ -1821,10 +1825,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSetStream_fn)(cusolverDnHandle_t ha
 
 cusolverStatus_t cubind_cusolverDn_set_stream(cusolverDnHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cusolverDnSetStream_fn cubind_fn = (cubind__cusolverDnSetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSetStream_fn cubind_fn = (cubind__cusolverDnSetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[4], 4, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 4, (int)cubind_status);
@@ -1835,10 +1840,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnGetStream_fn)(cusolverDnHandle_t ha
 
 cusolverStatus_t cubind_cusolverDn_get_stream(cusolverDnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cusolverDnGetStream_fn cubind_fn = (cubind__cusolverDnGetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnGetStream_fn cubind_fn = (cubind__cusolverDnGetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[5], 5, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 5, (int)cubind_status);
@@ -1849,10 +1855,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSetDeterministicMode_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_set_deterministic_mode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)
 {
-    cubind__cusolverDnSetDeterministicMode_fn cubind_fn = (cubind__cusolverDnSetDeterministicMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSetDeterministicMode_fn cubind_fn = (cubind__cusolverDnSetDeterministicMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[6], 6, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 6, (int)cubind_status);
@@ -1863,10 +1870,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnGetDeterministicMode_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_get_deterministic_mode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)
 {
-    cubind__cusolverDnGetDeterministicMode_fn cubind_fn = (cubind__cusolverDnGetDeterministicMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnGetDeterministicMode_fn cubind_fn = (cubind__cusolverDnGetDeterministicMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[7], 7, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 7, (int)cubind_status);
@@ -1877,10 +1885,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSetMathMode_fn)(cusolverDnHandle_t 
 
 cusolverStatus_t cubind_cusolverDn_set_math_mode(cusolverDnHandle_t handle, cusolverMathMode_t mode)
 {
-    cubind__cusolverDnSetMathMode_fn cubind_fn = (cubind__cusolverDnSetMathMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSetMathMode_fn cubind_fn = (cubind__cusolverDnSetMathMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[8], 8, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 8, (int)cubind_status);
@@ -1891,10 +1900,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnGetMathMode_fn)(cusolverDnHandle_t 
 
 cusolverStatus_t cubind_cusolverDn_get_math_mode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)
 {
-    cubind__cusolverDnGetMathMode_fn cubind_fn = (cubind__cusolverDnGetMathMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnGetMathMode_fn cubind_fn = (cubind__cusolverDnGetMathMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[9], 9, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 9, (int)cubind_status);
@@ -1905,10 +1915,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSetEmulationStrategy_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_set_emulation_strategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)
 {
-    cubind__cusolverDnSetEmulationStrategy_fn cubind_fn = (cubind__cusolverDnSetEmulationStrategy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSetEmulationStrategy_fn cubind_fn = (cubind__cusolverDnSetEmulationStrategy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[10], 10, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, strategy);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 10, (int)cubind_status);
@@ -1919,10 +1930,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnGetEmulationStrategy_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_get_emulation_strategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)
 {
-    cubind__cusolverDnGetEmulationStrategy_fn cubind_fn = (cubind__cusolverDnGetEmulationStrategy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnGetEmulationStrategy_fn cubind_fn = (cubind__cusolverDnGetEmulationStrategy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[11], 11, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, strategy);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 11, (int)cubind_status);
@@ -1933,10 +1945,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsCreate_fn)(cusolverDnIRSPa
 
 cusolverStatus_t cubind_cusolverDn_irs_params_create(cusolverDnIRSParams_t *params_ptr)
 {
-    cubind__cusolverDnIRSParamsCreate_fn cubind_fn = (cubind__cusolverDnIRSParamsCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsCreate_fn cubind_fn = (cubind__cusolverDnIRSParamsCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[12], 12, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params_ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 12, (int)cubind_status);
@@ -1947,10 +1960,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsDestroy_fn)(cusolverDnIRSP
 
 cusolverStatus_t cubind_cusolverDn_irs_params_destroy(cusolverDnIRSParams_t params)
 {
-    cubind__cusolverDnIRSParamsDestroy_fn cubind_fn = (cubind__cusolverDnIRSParamsDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsDestroy_fn cubind_fn = (cubind__cusolverDnIRSParamsDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[13], 13, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 13, (int)cubind_status);
@@ -1961,10 +1975,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetRefinementSolver_fn)(cu
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_refinement_solver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)
 {
-    cubind__cusolverDnIRSParamsSetRefinementSolver_fn cubind_fn = (cubind__cusolverDnIRSParamsSetRefinementSolver_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetRefinementSolver_fn cubind_fn = (cubind__cusolverDnIRSParamsSetRefinementSolver_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[14], 14, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, refinement_solver);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 14, (int)cubind_status);
@@ -1975,10 +1990,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetSolverMainPrecision_fn)
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_main_precision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)
 {
-    cubind__cusolverDnIRSParamsSetSolverMainPrecision_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverMainPrecision_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetSolverMainPrecision_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverMainPrecision_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[15], 15, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, solver_main_precision);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 15, (int)cubind_status);
@@ -1989,10 +2005,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetSolverLowestPrecision_f
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_lowest_precision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)
 {
-    cubind__cusolverDnIRSParamsSetSolverLowestPrecision_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverLowestPrecision_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetSolverLowestPrecision_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverLowestPrecision_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[16], 16, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, solver_lowest_precision);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 16, (int)cubind_status);
@@ -2003,10 +2020,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetSolverPrecisions_fn)(cu
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_precisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)
 {
-    cubind__cusolverDnIRSParamsSetSolverPrecisions_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverPrecisions_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetSolverPrecisions_fn cubind_fn = (cubind__cusolverDnIRSParamsSetSolverPrecisions_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[17], 17, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, solver_main_precision, solver_lowest_precision);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 17, (int)cubind_status);
@@ -2017,10 +2035,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetTol_fn)(cusolverDnIRSPa
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_tol(cusolverDnIRSParams_t params, double val)
 {
-    cubind__cusolverDnIRSParamsSetTol_fn cubind_fn = (cubind__cusolverDnIRSParamsSetTol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetTol_fn cubind_fn = (cubind__cusolverDnIRSParamsSetTol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[18], 18, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, val);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 18, (int)cubind_status);
@@ -2031,10 +2050,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetTolInner_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_tol_inner(cusolverDnIRSParams_t params, double val)
 {
-    cubind__cusolverDnIRSParamsSetTolInner_fn cubind_fn = (cubind__cusolverDnIRSParamsSetTolInner_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetTolInner_fn cubind_fn = (cubind__cusolverDnIRSParamsSetTolInner_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[19], 19, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, val);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 19, (int)cubind_status);
@@ -2045,10 +2065,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetMaxIters_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)
 {
-    cubind__cusolverDnIRSParamsSetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSParamsSetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSParamsSetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[20], 20, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, maxiters);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 20, (int)cubind_status);
@@ -2059,10 +2080,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsSetMaxItersInner_fn)(cusol
 
 cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters_inner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)
 {
-    cubind__cusolverDnIRSParamsSetMaxItersInner_fn cubind_fn = (cubind__cusolverDnIRSParamsSetMaxItersInner_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsSetMaxItersInner_fn cubind_fn = (cubind__cusolverDnIRSParamsSetMaxItersInner_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[21], 21, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, maxiters_inner);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 21, (int)cubind_status);
@@ -2073,10 +2095,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsGetMaxIters_fn)(cusolverDn
 
 cusolverStatus_t cubind_cusolverDn_irs_params_get_max_iters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)
 {
-    cubind__cusolverDnIRSParamsGetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSParamsGetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsGetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSParamsGetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[22], 22, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, maxiters);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 22, (int)cubind_status);
@@ -2087,10 +2110,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsEnableFallback_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverDn_irs_params_enable_fallback(cusolverDnIRSParams_t params)
 {
-    cubind__cusolverDnIRSParamsEnableFallback_fn cubind_fn = (cubind__cusolverDnIRSParamsEnableFallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsEnableFallback_fn cubind_fn = (cubind__cusolverDnIRSParamsEnableFallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[23], 23, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 23, (int)cubind_status);
@@ -2101,10 +2125,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSParamsDisableFallback_fn)(cusolv
 
 cusolverStatus_t cubind_cusolverDn_irs_params_disable_fallback(cusolverDnIRSParams_t params)
 {
-    cubind__cusolverDnIRSParamsDisableFallback_fn cubind_fn = (cubind__cusolverDnIRSParamsDisableFallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSParamsDisableFallback_fn cubind_fn = (cubind__cusolverDnIRSParamsDisableFallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[24], 24, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 24, (int)cubind_status);
@@ -2115,10 +2140,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosDestroy_fn)(cusolverDnIRSIn
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_destroy(cusolverDnIRSInfos_t infos)
 {
-    cubind__cusolverDnIRSInfosDestroy_fn cubind_fn = (cubind__cusolverDnIRSInfosDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosDestroy_fn cubind_fn = (cubind__cusolverDnIRSInfosDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[25], 25, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 25, (int)cubind_status);
@@ -2129,10 +2155,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosCreate_fn)(cusolverDnIRSInf
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_create(cusolverDnIRSInfos_t *infos_ptr)
 {
-    cubind__cusolverDnIRSInfosCreate_fn cubind_fn = (cubind__cusolverDnIRSInfosCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosCreate_fn cubind_fn = (cubind__cusolverDnIRSInfosCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[26], 26, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos_ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 26, (int)cubind_status);
@@ -2143,10 +2170,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosGetNiters_fn)(cusolverDnIRS
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_get_niters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)
 {
-    cubind__cusolverDnIRSInfosGetNiters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetNiters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosGetNiters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetNiters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[27], 27, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos, niters);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 27, (int)cubind_status);
@@ -2157,10 +2185,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosGetOuterNiters_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_get_outer_niters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)
 {
-    cubind__cusolverDnIRSInfosGetOuterNiters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetOuterNiters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosGetOuterNiters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetOuterNiters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[28], 28, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos, outer_niters);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 28, (int)cubind_status);
@@ -2171,10 +2200,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosRequestResidual_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_request_residual(cusolverDnIRSInfos_t infos)
 {
-    cubind__cusolverDnIRSInfosRequestResidual_fn cubind_fn = (cubind__cusolverDnIRSInfosRequestResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosRequestResidual_fn cubind_fn = (cubind__cusolverDnIRSInfosRequestResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[29], 29, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 29, (int)cubind_status);
@@ -2185,10 +2215,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosGetResidualHistory_fn)(cuso
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_get_residual_history(cusolverDnIRSInfos_t infos, void **residual_history)
 {
-    cubind__cusolverDnIRSInfosGetResidualHistory_fn cubind_fn = (cubind__cusolverDnIRSInfosGetResidualHistory_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosGetResidualHistory_fn cubind_fn = (cubind__cusolverDnIRSInfosGetResidualHistory_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[30], 30, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos, residual_history);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 30, (int)cubind_status);
@@ -2199,10 +2230,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSInfosGetMaxIters_fn)(cusolverDnI
 
 cusolverStatus_t cubind_cusolverDn_irs_infos_get_max_iters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)
 {
-    cubind__cusolverDnIRSInfosGetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSInfosGetMaxIters_fn cubind_fn = (cubind__cusolverDnIRSInfosGetMaxIters_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[31], 31, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(infos, maxiters);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 31, (int)cubind_status);
@@ -2213,10 +2245,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZZgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zz_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZZgesv_fn cubind_fn = (cubind__cusolverDnZZgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZZgesv_fn cubind_fn = (cubind__cusolverDnZZgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[32], 32, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 32, (int)cubind_status);
@@ -2227,10 +2260,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZCgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zc_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZCgesv_fn cubind_fn = (cubind__cusolverDnZCgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZCgesv_fn cubind_fn = (cubind__cusolverDnZCgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[33], 33, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 33, (int)cubind_status);
@@ -2241,10 +2275,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZKgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zk_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZKgesv_fn cubind_fn = (cubind__cusolverDnZKgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZKgesv_fn cubind_fn = (cubind__cusolverDnZKgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[34], 34, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 34, (int)cubind_status);
@@ -2255,10 +2290,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZEgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ze_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZEgesv_fn cubind_fn = (cubind__cusolverDnZEgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZEgesv_fn cubind_fn = (cubind__cusolverDnZEgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[35], 35, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 35, (int)cubind_status);
@@ -2269,10 +2305,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZYgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zy_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZYgesv_fn cubind_fn = (cubind__cusolverDnZYgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZYgesv_fn cubind_fn = (cubind__cusolverDnZYgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[36], 36, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 36, (int)cubind_status);
@@ -2283,10 +2320,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCCgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cc_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCCgesv_fn cubind_fn = (cubind__cusolverDnCCgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCCgesv_fn cubind_fn = (cubind__cusolverDnCCgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[37], 37, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 37, (int)cubind_status);
@@ -2297,10 +2335,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCEgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ce_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCEgesv_fn cubind_fn = (cubind__cusolverDnCEgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCEgesv_fn cubind_fn = (cubind__cusolverDnCEgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[38], 38, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 38, (int)cubind_status);
@@ -2311,10 +2350,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCKgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ck_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCKgesv_fn cubind_fn = (cubind__cusolverDnCKgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCKgesv_fn cubind_fn = (cubind__cusolverDnCKgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[39], 39, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 39, (int)cubind_status);
@@ -2325,10 +2365,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCYgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cy_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCYgesv_fn cubind_fn = (cubind__cusolverDnCYgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCYgesv_fn cubind_fn = (cubind__cusolverDnCYgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[40], 40, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 40, (int)cubind_status);
@@ -2339,10 +2380,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDDgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dd_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDDgesv_fn cubind_fn = (cubind__cusolverDnDDgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDDgesv_fn cubind_fn = (cubind__cusolverDnDDgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[41], 41, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 41, (int)cubind_status);
@@ -2353,10 +2395,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDSgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ds_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDSgesv_fn cubind_fn = (cubind__cusolverDnDSgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDSgesv_fn cubind_fn = (cubind__cusolverDnDSgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[42], 42, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 42, (int)cubind_status);
@@ -2367,10 +2410,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDHgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dh_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDHgesv_fn cubind_fn = (cubind__cusolverDnDHgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDHgesv_fn cubind_fn = (cubind__cusolverDnDHgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[43], 43, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 43, (int)cubind_status);
@@ -2381,10 +2425,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDBgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_db_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDBgesv_fn cubind_fn = (cubind__cusolverDnDBgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDBgesv_fn cubind_fn = (cubind__cusolverDnDBgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[44], 44, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 44, (int)cubind_status);
@@ -2395,10 +2440,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDXgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dx_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDXgesv_fn cubind_fn = (cubind__cusolverDnDXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDXgesv_fn cubind_fn = (cubind__cusolverDnDXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[45], 45, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 45, (int)cubind_status);
@@ -2409,10 +2455,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSSgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ss_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSSgesv_fn cubind_fn = (cubind__cusolverDnSSgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSSgesv_fn cubind_fn = (cubind__cusolverDnSSgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[46], 46, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 46, (int)cubind_status);
@@ -2423,10 +2470,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSHgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sh_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSHgesv_fn cubind_fn = (cubind__cusolverDnSHgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSHgesv_fn cubind_fn = (cubind__cusolverDnSHgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[47], 47, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 47, (int)cubind_status);
@@ -2437,10 +2485,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSBgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sb_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSBgesv_fn cubind_fn = (cubind__cusolverDnSBgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSBgesv_fn cubind_fn = (cubind__cusolverDnSBgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[48], 48, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 48, (int)cubind_status);
@@ -2451,10 +2500,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSXgesv_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sx_gesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSXgesv_fn cubind_fn = (cubind__cusolverDnSXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSXgesv_fn cubind_fn = (cubind__cusolverDnSXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[49], 49, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 49, (int)cubind_status);
@@ -2465,10 +2515,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZZgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zz_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZZgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZZgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZZgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZZgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[50], 50, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 50, (int)cubind_status);
@@ -2479,10 +2530,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZCgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zc_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZCgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZCgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZCgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZCgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[51], 51, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 51, (int)cubind_status);
@@ -2493,10 +2545,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZKgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zk_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZKgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZKgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZKgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZKgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[52], 52, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 52, (int)cubind_status);
@@ -2507,10 +2560,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZEgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ze_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZEgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZEgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZEgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZEgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[53], 53, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 53, (int)cubind_status);
@@ -2521,10 +2575,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZYgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zy_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZYgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZYgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZYgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnZYgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[54], 54, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 54, (int)cubind_status);
@@ -2535,10 +2590,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCCgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cc_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCCgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCCgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCCgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCCgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[55], 55, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 55, (int)cubind_status);
@@ -2549,10 +2605,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCKgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ck_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCKgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCKgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCKgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCKgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[56], 56, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 56, (int)cubind_status);
@@ -2563,10 +2620,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCEgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ce_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCEgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCEgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCEgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCEgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[57], 57, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 57, (int)cubind_status);
@@ -2577,10 +2635,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCYgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cy_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCYgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCYgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCYgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnCYgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[58], 58, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 58, (int)cubind_status);
@@ -2591,10 +2650,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDDgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dd_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDDgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDDgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDDgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDDgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[59], 59, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 59, (int)cubind_status);
@@ -2605,10 +2665,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDSgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ds_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDSgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDSgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDSgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDSgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[60], 60, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 60, (int)cubind_status);
@@ -2619,10 +2680,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDHgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dh_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDHgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDHgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDHgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDHgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[61], 61, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 61, (int)cubind_status);
@@ -2633,10 +2695,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDBgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_db_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDBgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDBgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDBgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDBgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[62], 62, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 62, (int)cubind_status);
@@ -2647,10 +2710,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDXgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dx_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnDXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[63], 63, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 63, (int)cubind_status);
@@ -2661,10 +2725,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSSgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ss_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSSgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSSgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSSgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSSgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[64], 64, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 64, (int)cubind_status);
@@ -2675,10 +2740,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSHgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sh_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSHgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSHgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSHgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSHgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[65], 65, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 65, (int)cubind_status);
@@ -2689,10 +2755,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSBgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sb_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSBgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSBgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSBgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSBgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[66], 66, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 66, (int)cubind_status);
@@ -2703,10 +2770,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSXgesv_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sx_gesv_buffer_size(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnSXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[67], 67, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 67, (int)cubind_status);
@@ -2717,10 +2785,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZZgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zz_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZZgels_fn cubind_fn = (cubind__cusolverDnZZgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZZgels_fn cubind_fn = (cubind__cusolverDnZZgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[68], 68, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 68, (int)cubind_status);
@@ -2731,10 +2800,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZCgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zc_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZCgels_fn cubind_fn = (cubind__cusolverDnZCgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZCgels_fn cubind_fn = (cubind__cusolverDnZCgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[69], 69, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 69, (int)cubind_status);
@@ -2745,10 +2815,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZKgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zk_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZKgels_fn cubind_fn = (cubind__cusolverDnZKgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZKgels_fn cubind_fn = (cubind__cusolverDnZKgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[70], 70, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 70, (int)cubind_status);
@@ -2759,10 +2830,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZEgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ze_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZEgels_fn cubind_fn = (cubind__cusolverDnZEgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZEgels_fn cubind_fn = (cubind__cusolverDnZEgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[71], 71, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 71, (int)cubind_status);
@@ -2773,10 +2845,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZYgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zy_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnZYgels_fn cubind_fn = (cubind__cusolverDnZYgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZYgels_fn cubind_fn = (cubind__cusolverDnZYgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[72], 72, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 72, (int)cubind_status);
@@ -2787,10 +2860,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCCgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cc_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCCgels_fn cubind_fn = (cubind__cusolverDnCCgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCCgels_fn cubind_fn = (cubind__cusolverDnCCgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[73], 73, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 73, (int)cubind_status);
@@ -2801,10 +2875,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCKgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ck_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCKgels_fn cubind_fn = (cubind__cusolverDnCKgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCKgels_fn cubind_fn = (cubind__cusolverDnCKgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[74], 74, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 74, (int)cubind_status);
@@ -2815,10 +2890,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCEgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ce_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCEgels_fn cubind_fn = (cubind__cusolverDnCEgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCEgels_fn cubind_fn = (cubind__cusolverDnCEgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[75], 75, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 75, (int)cubind_status);
@@ -2829,10 +2905,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCYgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cy_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnCYgels_fn cubind_fn = (cubind__cusolverDnCYgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCYgels_fn cubind_fn = (cubind__cusolverDnCYgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[76], 76, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 76, (int)cubind_status);
@@ -2843,10 +2920,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDDgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dd_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDDgels_fn cubind_fn = (cubind__cusolverDnDDgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDDgels_fn cubind_fn = (cubind__cusolverDnDDgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[77], 77, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 77, (int)cubind_status);
@@ -2857,10 +2935,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDSgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ds_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDSgels_fn cubind_fn = (cubind__cusolverDnDSgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDSgels_fn cubind_fn = (cubind__cusolverDnDSgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[78], 78, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 78, (int)cubind_status);
@@ -2871,10 +2950,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDHgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dh_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDHgels_fn cubind_fn = (cubind__cusolverDnDHgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDHgels_fn cubind_fn = (cubind__cusolverDnDHgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[79], 79, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 79, (int)cubind_status);
@@ -2885,10 +2965,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDBgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_db_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDBgels_fn cubind_fn = (cubind__cusolverDnDBgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDBgels_fn cubind_fn = (cubind__cusolverDnDBgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[80], 80, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 80, (int)cubind_status);
@@ -2899,10 +2980,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDXgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dx_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnDXgels_fn cubind_fn = (cubind__cusolverDnDXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDXgels_fn cubind_fn = (cubind__cusolverDnDXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[81], 81, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 81, (int)cubind_status);
@@ -2913,10 +2995,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSSgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ss_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSSgels_fn cubind_fn = (cubind__cusolverDnSSgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSSgels_fn cubind_fn = (cubind__cusolverDnSSgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[82], 82, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 82, (int)cubind_status);
@@ -2927,10 +3010,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSHgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sh_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSHgels_fn cubind_fn = (cubind__cusolverDnSHgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSHgels_fn cubind_fn = (cubind__cusolverDnSHgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[83], 83, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 83, (int)cubind_status);
@@ -2941,10 +3025,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSBgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sb_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSBgels_fn cubind_fn = (cubind__cusolverDnSBgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSBgels_fn cubind_fn = (cubind__cusolverDnSBgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[84], 84, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 84, (int)cubind_status);
@@ -2955,10 +3040,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSXgels_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sx_gels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnSXgels_fn cubind_fn = (cubind__cusolverDnSXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSXgels_fn cubind_fn = (cubind__cusolverDnSXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[85], 85, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 85, (int)cubind_status);
@@ -2969,10 +3055,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZZgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zz_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZZgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZZgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZZgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZZgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[86], 86, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 86, (int)cubind_status);
@@ -2983,10 +3070,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZCgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zc_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZCgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZCgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZCgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZCgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[87], 87, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 87, (int)cubind_status);
@@ -2997,10 +3085,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZKgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zk_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZKgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZKgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZKgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZKgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[88], 88, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 88, (int)cubind_status);
@@ -3011,10 +3100,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZEgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ze_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZEgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZEgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZEgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZEgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[89], 89, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 89, (int)cubind_status);
@@ -3025,10 +3115,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZYgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zy_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnZYgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZYgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZYgels_bufferSize_fn cubind_fn = (cubind__cusolverDnZYgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[90], 90, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 90, (int)cubind_status);
@@ -3039,10 +3130,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCCgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cc_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCCgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCCgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCCgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCCgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[91], 91, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 91, (int)cubind_status);
@@ -3053,10 +3145,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCKgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ck_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCKgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCKgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCKgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCKgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[92], 92, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 92, (int)cubind_status);
@@ -3067,10 +3160,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCEgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ce_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCEgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCEgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCEgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCEgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[93], 93, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 93, (int)cubind_status);
@@ -3081,10 +3175,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCYgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cy_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnCYgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCYgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCYgels_bufferSize_fn cubind_fn = (cubind__cusolverDnCYgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[94], 94, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 94, (int)cubind_status);
@@ -3095,10 +3190,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDDgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dd_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDDgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDDgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDDgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDDgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[95], 95, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 95, (int)cubind_status);
@@ -3109,10 +3205,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDSgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ds_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDSgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDSgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDSgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDSgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[96], 96, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 96, (int)cubind_status);
@@ -3123,10 +3220,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDHgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dh_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDHgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDHgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDHgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDHgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[97], 97, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 97, (int)cubind_status);
@@ -3137,10 +3235,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDBgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_db_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDBgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDBgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDBgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDBgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[98], 98, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 98, (int)cubind_status);
@@ -3151,10 +3250,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDXgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dx_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnDXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnDXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[99], 99, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 99, (int)cubind_status);
@@ -3165,10 +3265,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSSgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ss_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSSgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSSgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSSgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSSgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[100], 100, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 100, (int)cubind_status);
@@ -3179,10 +3280,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSHgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sh_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSHgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSHgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSHgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSHgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[101], 101, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 101, (int)cubind_status);
@@ -3193,10 +3295,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSBgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sb_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSBgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSBgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSBgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSBgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[102], 102, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 102, (int)cubind_status);
@@ -3207,10 +3310,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSXgels_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sx_gels_buffer_size(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind__cusolverDnSXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnSXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[103], 103, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 103, (int)cubind_status);
@@ -3221,10 +3325,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSXgesv_fn)(cusolverDnHandle_t han
 
 cusolverStatus_t cubind_cusolverDn_irs_xgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnIRSXgesv_fn cubind_fn = (cubind__cusolverDnIRSXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSXgesv_fn cubind_fn = (cubind__cusolverDnIRSXgesv_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[104], 104, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 104, (int)cubind_status);
@@ -3235,10 +3340,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSXgesv_bufferSize_fn)(cusolverDnH
 
 cusolverStatus_t cubind_cusolverDn_irs_xgesv_buffer_size(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
 {
-    cubind__cusolverDnIRSXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnIRSXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSXgesv_bufferSize_fn cubind_fn = (cubind__cusolverDnIRSXgesv_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[105], 105, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, n, nrhs, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 105, (int)cubind_status);
@@ -3249,10 +3355,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSXgels_fn)(cusolverDnHandle_t han
 
 cusolverStatus_t cubind_cusolverDn_irs_xgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
 {
-    cubind__cusolverDnIRSXgels_fn cubind_fn = (cubind__cusolverDnIRSXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSXgels_fn cubind_fn = (cubind__cusolverDnIRSXgels_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[106], 106, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 106, (int)cubind_status);
@@ -3263,10 +3370,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnIRSXgels_bufferSize_fn)(cusolverDnH
 
 cusolverStatus_t cubind_cusolverDn_irs_xgels_buffer_size(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
 {
-    cubind__cusolverDnIRSXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnIRSXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnIRSXgels_bufferSize_fn cubind_fn = (cubind__cusolverDnIRSXgels_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[107], 107, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, m, n, nrhs, lwork_bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 107, (int)cubind_status);
@@ -3277,10 +3385,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_spotrf_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnSpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[108], 108, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 108, (int)cubind_status);
@@ -3291,10 +3400,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dpotrf_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnDpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[109], 109, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 109, (int)cubind_status);
@@ -3305,10 +3415,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cpotrf_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnCpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[110], 110, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 110, (int)cubind_status);
@@ -3319,10 +3430,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zpotrf_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnZpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[111], 111, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 111, (int)cubind_status);
@@ -3333,10 +3445,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_spotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnSpotrf_fn cubind_fn = (cubind__cusolverDnSpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotrf_fn cubind_fn = (cubind__cusolverDnSpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[112], 112, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 112, (int)cubind_status);
@@ -3347,10 +3460,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnDpotrf_fn cubind_fn = (cubind__cusolverDnDpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotrf_fn cubind_fn = (cubind__cusolverDnDpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[113], 113, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 113, (int)cubind_status);
@@ -3361,10 +3475,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnCpotrf_fn cubind_fn = (cubind__cusolverDnCpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotrf_fn cubind_fn = (cubind__cusolverDnCpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[114], 114, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 114, (int)cubind_status);
@@ -3375,10 +3490,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnZpotrf_fn cubind_fn = (cubind__cusolverDnZpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotrf_fn cubind_fn = (cubind__cusolverDnZpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[115], 115, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 115, (int)cubind_status);
@@ -3389,10 +3505,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_spotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnSpotrs_fn cubind_fn = (cubind__cusolverDnSpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotrs_fn cubind_fn = (cubind__cusolverDnSpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[116], 116, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 116, (int)cubind_status);
@@ -3403,10 +3520,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnDpotrs_fn cubind_fn = (cubind__cusolverDnDpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotrs_fn cubind_fn = (cubind__cusolverDnDpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[117], 117, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 117, (int)cubind_status);
@@ -3417,10 +3535,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnCpotrs_fn cubind_fn = (cubind__cusolverDnCpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotrs_fn cubind_fn = (cubind__cusolverDnCpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[118], 118, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 118, (int)cubind_status);
@@ -3431,10 +3550,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnZpotrs_fn cubind_fn = (cubind__cusolverDnZpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotrs_fn cubind_fn = (cubind__cusolverDnZpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[119], 119, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 119, (int)cubind_status);
@@ -3445,10 +3565,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotrfBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_spotrf_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind__cusolverDnSpotrfBatched_fn cubind_fn = (cubind__cusolverDnSpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotrfBatched_fn cubind_fn = (cubind__cusolverDnSpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[120], 120, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 120, (int)cubind_status);
@@ -3459,10 +3580,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotrfBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_dpotrf_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind__cusolverDnDpotrfBatched_fn cubind_fn = (cubind__cusolverDnDpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotrfBatched_fn cubind_fn = (cubind__cusolverDnDpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[121], 121, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 121, (int)cubind_status);
@@ -3473,10 +3595,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotrfBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_cpotrf_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind__cusolverDnCpotrfBatched_fn cubind_fn = (cubind__cusolverDnCpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotrfBatched_fn cubind_fn = (cubind__cusolverDnCpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[122], 122, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 122, (int)cubind_status);
@@ -3487,10 +3610,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotrfBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_zpotrf_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind__cusolverDnZpotrfBatched_fn cubind_fn = (cubind__cusolverDnZpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotrfBatched_fn cubind_fn = (cubind__cusolverDnZpotrfBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[123], 123, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 123, (int)cubind_status);
@@ -3501,10 +3625,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotrsBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_spotrs_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind__cusolverDnSpotrsBatched_fn cubind_fn = (cubind__cusolverDnSpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotrsBatched_fn cubind_fn = (cubind__cusolverDnSpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[124], 124, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 124, (int)cubind_status);
@@ -3515,10 +3640,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotrsBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_dpotrs_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind__cusolverDnDpotrsBatched_fn cubind_fn = (cubind__cusolverDnDpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotrsBatched_fn cubind_fn = (cubind__cusolverDnDpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[125], 125, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 125, (int)cubind_status);
@@ -3529,10 +3655,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotrsBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_cpotrs_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind__cusolverDnCpotrsBatched_fn cubind_fn = (cubind__cusolverDnCpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotrsBatched_fn cubind_fn = (cubind__cusolverDnCpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[126], 126, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 126, (int)cubind_status);
@@ -3543,10 +3670,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotrsBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_zpotrs_batched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind__cusolverDnZpotrsBatched_fn cubind_fn = (cubind__cusolverDnZpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotrsBatched_fn cubind_fn = (cubind__cusolverDnZpotrsBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[127], 127, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 127, (int)cubind_status);
@@ -3557,10 +3685,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_spotri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
 {
-    cubind__cusolverDnSpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnSpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnSpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[128], 128, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 128, (int)cubind_status);
@@ -3571,10 +3700,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dpotri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
 {
-    cubind__cusolverDnDpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnDpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnDpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[129], 129, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 129, (int)cubind_status);
@@ -3585,10 +3715,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cpotri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnCpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnCpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnCpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[130], 130, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 130, (int)cubind_status);
@@ -3599,10 +3730,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zpotri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnZpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnZpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotri_bufferSize_fn cubind_fn = (cubind__cusolverDnZpotri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[131], 131, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 131, (int)cubind_status);
@@ -3613,10 +3745,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSpotri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_spotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnSpotri_fn cubind_fn = (cubind__cusolverDnSpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSpotri_fn cubind_fn = (cubind__cusolverDnSpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[132], 132, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 132, (int)cubind_status);
@@ -3627,10 +3760,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDpotri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnDpotri_fn cubind_fn = (cubind__cusolverDnDpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDpotri_fn cubind_fn = (cubind__cusolverDnDpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[133], 133, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 133, (int)cubind_status);
@@ -3641,10 +3775,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCpotri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnCpotri_fn cubind_fn = (cubind__cusolverDnCpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCpotri_fn cubind_fn = (cubind__cusolverDnCpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[134], 134, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 134, (int)cubind_status);
@@ -3655,10 +3790,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZpotri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnZpotri_fn cubind_fn = (cubind__cusolverDnZpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZpotri_fn cubind_fn = (cubind__cusolverDnZpotri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[135], 135, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 135, (int)cubind_status);
@@ -3669,10 +3805,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXtrtri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xtrtri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXtrtri_bufferSize_fn cubind_fn = (cubind__cusolverDnXtrtri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXtrtri_bufferSize_fn cubind_fn = (cubind__cusolverDnXtrtri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[136], 136, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 136, (int)cubind_status);
@@ -3683,10 +3820,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXtrtri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)
 {
-    cubind__cusolverDnXtrtri_fn cubind_fn = (cubind__cusolverDnXtrtri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXtrtri_fn cubind_fn = (cubind__cusolverDnXtrtri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[137], 137, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 137, (int)cubind_status);
@@ -3697,10 +3835,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSlauum_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_slauum_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
 {
-    cubind__cusolverDnSlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnSlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnSlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[138], 138, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 138, (int)cubind_status);
@@ -3711,10 +3850,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDlauum_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dlauum_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
 {
-    cubind__cusolverDnDlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnDlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnDlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[139], 139, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 139, (int)cubind_status);
@@ -3725,10 +3865,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnClauum_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_clauum_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnClauum_bufferSize_fn cubind_fn = (cubind__cusolverDnClauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnClauum_bufferSize_fn cubind_fn = (cubind__cusolverDnClauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[140], 140, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 140, (int)cubind_status);
@@ -3739,10 +3880,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZlauum_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zlauum_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnZlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnZlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZlauum_bufferSize_fn cubind_fn = (cubind__cusolverDnZlauum_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[141], 141, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 141, (int)cubind_status);
@@ -3753,10 +3895,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSlauum_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_slauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnSlauum_fn cubind_fn = (cubind__cusolverDnSlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSlauum_fn cubind_fn = (cubind__cusolverDnSlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[142], 142, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 142, (int)cubind_status);
@@ -3767,10 +3910,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDlauum_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnDlauum_fn cubind_fn = (cubind__cusolverDnDlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDlauum_fn cubind_fn = (cubind__cusolverDnDlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[143], 143, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 143, (int)cubind_status);
@@ -3781,10 +3925,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnClauum_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_clauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnClauum_fn cubind_fn = (cubind__cusolverDnClauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnClauum_fn cubind_fn = (cubind__cusolverDnClauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[144], 144, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 144, (int)cubind_status);
@@ -3795,10 +3940,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZlauum_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnZlauum_fn cubind_fn = (cubind__cusolverDnZlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZlauum_fn cubind_fn = (cubind__cusolverDnZlauum_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[145], 145, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 145, (int)cubind_status);
@@ -3809,10 +3955,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgetrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sgetrf_buffer_size(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnSgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[146], 146, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 146, (int)cubind_status);
@@ -3823,10 +3970,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgetrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dgetrf_buffer_size(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnDgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[147], 147, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 147, (int)cubind_status);
@@ -3837,10 +3985,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgetrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cgetrf_buffer_size(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnCgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[148], 148, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 148, (int)cubind_status);
@@ -3851,10 +4000,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgetrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zgetrf_buffer_size(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)
 {
-    cubind__cusolverDnZgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[149], 149, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 149, (int)cubind_status);
@@ -3865,10 +4015,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgetrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind__cusolverDnSgetrf_fn cubind_fn = (cubind__cusolverDnSgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgetrf_fn cubind_fn = (cubind__cusolverDnSgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[150], 150, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 150, (int)cubind_status);
@@ -3879,10 +4030,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgetrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind__cusolverDnDgetrf_fn cubind_fn = (cubind__cusolverDnDgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgetrf_fn cubind_fn = (cubind__cusolverDnDgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[151], 151, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 151, (int)cubind_status);
@@ -3893,10 +4045,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgetrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind__cusolverDnCgetrf_fn cubind_fn = (cubind__cusolverDnCgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgetrf_fn cubind_fn = (cubind__cusolverDnCgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[152], 152, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 152, (int)cubind_status);
@@ -3907,10 +4060,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgetrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind__cusolverDnZgetrf_fn cubind_fn = (cubind__cusolverDnZgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgetrf_fn cubind_fn = (cubind__cusolverDnZgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[153], 153, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 153, (int)cubind_status);
@@ -3921,10 +4075,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSlaswp_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_slaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind__cusolverDnSlaswp_fn cubind_fn = (cubind__cusolverDnSlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSlaswp_fn cubind_fn = (cubind__cusolverDnSlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[154], 154, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 154, (int)cubind_status);
@@ -3935,10 +4090,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDlaswp_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind__cusolverDnDlaswp_fn cubind_fn = (cubind__cusolverDnDlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDlaswp_fn cubind_fn = (cubind__cusolverDnDlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[155], 155, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 155, (int)cubind_status);
@@ -3949,10 +4105,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnClaswp_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_claswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind__cusolverDnClaswp_fn cubind_fn = (cubind__cusolverDnClaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnClaswp_fn cubind_fn = (cubind__cusolverDnClaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[156], 156, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 156, (int)cubind_status);
@@ -3963,10 +4120,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZlaswp_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind__cusolverDnZlaswp_fn cubind_fn = (cubind__cusolverDnZlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZlaswp_fn cubind_fn = (cubind__cusolverDnZlaswp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[157], 157, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 157, (int)cubind_status);
@@ -3977,10 +4135,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgetrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnSgetrs_fn cubind_fn = (cubind__cusolverDnSgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgetrs_fn cubind_fn = (cubind__cusolverDnSgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[158], 158, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 158, (int)cubind_status);
@@ -3991,10 +4150,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgetrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnDgetrs_fn cubind_fn = (cubind__cusolverDnDgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgetrs_fn cubind_fn = (cubind__cusolverDnDgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[159], 159, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 159, (int)cubind_status);
@@ -4005,10 +4165,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgetrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnCgetrs_fn cubind_fn = (cubind__cusolverDnCgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgetrs_fn cubind_fn = (cubind__cusolverDnCgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[160], 160, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 160, (int)cubind_status);
@@ -4019,10 +4180,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgetrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)
 {
-    cubind__cusolverDnZgetrs_fn cubind_fn = (cubind__cusolverDnZgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgetrs_fn cubind_fn = (cubind__cusolverDnZgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[161], 161, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 161, (int)cubind_status);
@@ -4033,10 +4195,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgeqrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sgeqrf_buffer_size(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)
 {
-    cubind__cusolverDnSgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[162], 162, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 162, (int)cubind_status);
@@ -4047,10 +4210,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgeqrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dgeqrf_buffer_size(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)
 {
-    cubind__cusolverDnDgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[163], 163, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 163, (int)cubind_status);
@@ -4061,10 +4225,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgeqrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cgeqrf_buffer_size(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnCgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[164], 164, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 164, (int)cubind_status);
@@ -4075,10 +4240,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgeqrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zgeqrf_buffer_size(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnZgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[165], 165, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 165, (int)cubind_status);
@@ -4089,10 +4255,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgeqrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnSgeqrf_fn cubind_fn = (cubind__cusolverDnSgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgeqrf_fn cubind_fn = (cubind__cusolverDnSgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[166], 166, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 166, (int)cubind_status);
@@ -4103,10 +4270,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgeqrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnDgeqrf_fn cubind_fn = (cubind__cusolverDnDgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgeqrf_fn cubind_fn = (cubind__cusolverDnDgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[167], 167, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 167, (int)cubind_status);
@@ -4117,10 +4285,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgeqrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnCgeqrf_fn cubind_fn = (cubind__cusolverDnCgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgeqrf_fn cubind_fn = (cubind__cusolverDnCgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[168], 168, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 168, (int)cubind_status);
@@ -4131,10 +4300,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgeqrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnZgeqrf_fn cubind_fn = (cubind__cusolverDnZgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgeqrf_fn cubind_fn = (cubind__cusolverDnZgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[169], 169, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 169, (int)cubind_status);
@@ -4145,10 +4315,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sorgqr_buffer_size(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind__cusolverDnSorgqr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgqr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[170], 170, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 170, (int)cubind_status);
@@ -4159,10 +4330,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dorgqr_buffer_size(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind__cusolverDnDorgqr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgqr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[171], 171, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 171, (int)cubind_status);
@@ -4173,10 +4345,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cungqr_buffer_size(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind__cusolverDnCungqr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungqr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[172], 172, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 172, (int)cubind_status);
@@ -4187,10 +4360,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zungqr_buffer_size(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind__cusolverDnZungqr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungqr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[173], 173, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 173, (int)cubind_status);
@@ -4201,10 +4375,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSorgqr_fn cubind_fn = (cubind__cusolverDnSorgqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgqr_fn cubind_fn = (cubind__cusolverDnSorgqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[174], 174, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 174, (int)cubind_status);
@@ -4215,10 +4390,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDorgqr_fn cubind_fn = (cubind__cusolverDnDorgqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgqr_fn cubind_fn = (cubind__cusolverDnDorgqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[175], 175, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 175, (int)cubind_status);
@@ -4229,10 +4405,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCungqr_fn cubind_fn = (cubind__cusolverDnCungqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungqr_fn cubind_fn = (cubind__cusolverDnCungqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[176], 176, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 176, (int)cubind_status);
@@ -4243,10 +4420,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZungqr_fn cubind_fn = (cubind__cusolverDnZungqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungqr_fn cubind_fn = (cubind__cusolverDnZungqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[177], 177, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 177, (int)cubind_status);
@@ -4257,10 +4435,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSormqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sormqr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnSormqr_bufferSize_fn cubind_fn = (cubind__cusolverDnSormqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSormqr_bufferSize_fn cubind_fn = (cubind__cusolverDnSormqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[178], 178, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 178, (int)cubind_status);
@@ -4271,10 +4450,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDormqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dormqr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnDormqr_bufferSize_fn cubind_fn = (cubind__cusolverDnDormqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDormqr_bufferSize_fn cubind_fn = (cubind__cusolverDnDormqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[179], 179, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 179, (int)cubind_status);
@@ -4285,10 +4465,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCunmqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cunmqr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnCunmqr_bufferSize_fn cubind_fn = (cubind__cusolverDnCunmqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCunmqr_bufferSize_fn cubind_fn = (cubind__cusolverDnCunmqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[180], 180, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 180, (int)cubind_status);
@@ -4299,10 +4480,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZunmqr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zunmqr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnZunmqr_bufferSize_fn cubind_fn = (cubind__cusolverDnZunmqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZunmqr_bufferSize_fn cubind_fn = (cubind__cusolverDnZunmqr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[181], 181, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 181, (int)cubind_status);
@@ -4313,10 +4495,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSormqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnSormqr_fn cubind_fn = (cubind__cusolverDnSormqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSormqr_fn cubind_fn = (cubind__cusolverDnSormqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[182], 182, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 182, (int)cubind_status);
@@ -4327,10 +4510,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDormqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnDormqr_fn cubind_fn = (cubind__cusolverDnDormqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDormqr_fn cubind_fn = (cubind__cusolverDnDormqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[183], 183, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 183, (int)cubind_status);
@@ -4341,10 +4525,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCunmqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnCunmqr_fn cubind_fn = (cubind__cusolverDnCunmqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCunmqr_fn cubind_fn = (cubind__cusolverDnCunmqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[184], 184, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 184, (int)cubind_status);
@@ -4355,10 +4540,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZunmqr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind__cusolverDnZunmqr_fn cubind_fn = (cubind__cusolverDnZunmqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZunmqr_fn cubind_fn = (cubind__cusolverDnZunmqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[185], 185, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 185, (int)cubind_status);
@@ -4369,10 +4555,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssytrf_buffer_size(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)
 {
-    cubind__cusolverDnSsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[186], 186, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 186, (int)cubind_status);
@@ -4383,10 +4570,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsytrf_buffer_size(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)
 {
-    cubind__cusolverDnDsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[187], 187, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 187, (int)cubind_status);
@@ -4397,10 +4585,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCsytrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_csytrf_buffer_size(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnCsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnCsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[188], 188, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 188, (int)cubind_status);
@@ -4411,10 +4600,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZsytrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zsytrf_buffer_size(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind__cusolverDnZsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZsytrf_bufferSize_fn cubind_fn = (cubind__cusolverDnZsytrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[189], 189, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 189, (int)cubind_status);
@@ -4425,10 +4615,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsytrf_fn cubind_fn = (cubind__cusolverDnSsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytrf_fn cubind_fn = (cubind__cusolverDnSsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[190], 190, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 190, (int)cubind_status);
@@ -4439,10 +4630,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsytrf_fn cubind_fn = (cubind__cusolverDnDsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[191], 191);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytrf_fn cubind_fn = (cubind__cusolverDnDsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[191], 191, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 191, (int)cubind_status);
@@ -4453,10 +4645,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCsytrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_csytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCsytrf_fn cubind_fn = (cubind__cusolverDnCsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCsytrf_fn cubind_fn = (cubind__cusolverDnCsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[192], 192, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 192, (int)cubind_status);
@@ -4467,10 +4660,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZsytrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZsytrf_fn cubind_fn = (cubind__cusolverDnZsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZsytrf_fn cubind_fn = (cubind__cusolverDnZsytrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[193], 193, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 193, (int)cubind_status);
@@ -4481,10 +4675,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsytrs_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xsytrs_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXsytrs_bufferSize_fn cubind_fn = (cubind__cusolverDnXsytrs_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsytrs_bufferSize_fn cubind_fn = (cubind__cusolverDnXsytrs_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[194], 194, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 194, (int)cubind_status);
@@ -4495,10 +4690,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsytrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXsytrs_fn cubind_fn = (cubind__cusolverDnXsytrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsytrs_fn cubind_fn = (cubind__cusolverDnXsytrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[195], 195, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 195, (int)cubind_status);
@@ -4509,10 +4705,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssytri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind__cusolverDnSsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[196], 196, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 196, (int)cubind_status);
@@ -4523,10 +4720,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsytri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind__cusolverDnDsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[197], 197, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 197, (int)cubind_status);
@@ -4537,10 +4735,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCsytri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_csytri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind__cusolverDnCsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnCsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnCsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[198], 198, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 198, (int)cubind_status);
@@ -4551,10 +4750,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZsytri_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zsytri_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind__cusolverDnZsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnZsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZsytri_bufferSize_fn cubind_fn = (cubind__cusolverDnZsytri_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[199], 199, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 199, (int)cubind_status);
@@ -4565,10 +4765,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsytri_fn cubind_fn = (cubind__cusolverDnSsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytri_fn cubind_fn = (cubind__cusolverDnSsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[200], 200, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 200, (int)cubind_status);
@@ -4579,10 +4780,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsytri_fn cubind_fn = (cubind__cusolverDnDsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytri_fn cubind_fn = (cubind__cusolverDnDsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[201], 201, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 201, (int)cubind_status);
@@ -4593,10 +4795,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCsytri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_csytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCsytri_fn cubind_fn = (cubind__cusolverDnCsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCsytri_fn cubind_fn = (cubind__cusolverDnCsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[202], 202, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 202, (int)cubind_status);
@@ -4607,10 +4810,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZsytri_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZsytri_fn cubind_fn = (cubind__cusolverDnZsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZsytri_fn cubind_fn = (cubind__cusolverDnZsytri_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[203], 203, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 203, (int)cubind_status);
@@ -4621,10 +4825,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgebrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sgebrd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind__cusolverDnSgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnSgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnSgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[204], 204, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 204, (int)cubind_status);
@@ -4635,10 +4840,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgebrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dgebrd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind__cusolverDnDgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnDgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnDgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[205], 205, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 205, (int)cubind_status);
@@ -4649,10 +4855,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgebrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cgebrd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind__cusolverDnCgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnCgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnCgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[206], 206, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 206, (int)cubind_status);
@@ -4663,10 +4870,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgebrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zgebrd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind__cusolverDnZgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnZgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgebrd_bufferSize_fn cubind_fn = (cubind__cusolverDnZgebrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[207], 207, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 207, (int)cubind_status);
@@ -4677,10 +4885,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgebrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnSgebrd_fn cubind_fn = (cubind__cusolverDnSgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgebrd_fn cubind_fn = (cubind__cusolverDnSgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[208], 208, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 208, (int)cubind_status);
@@ -4691,10 +4900,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgebrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnDgebrd_fn cubind_fn = (cubind__cusolverDnDgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgebrd_fn cubind_fn = (cubind__cusolverDnDgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[209], 209, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 209, (int)cubind_status);
@@ -4705,10 +4915,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgebrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnCgebrd_fn cubind_fn = (cubind__cusolverDnCgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgebrd_fn cubind_fn = (cubind__cusolverDnCgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[210], 210, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 210, (int)cubind_status);
@@ -4719,10 +4930,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgebrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)
 {
-    cubind__cusolverDnZgebrd_fn cubind_fn = (cubind__cusolverDnZgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgebrd_fn cubind_fn = (cubind__cusolverDnZgebrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[211], 211, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 211, (int)cubind_status);
@@ -4733,10 +4945,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgbr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sorgbr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind__cusolverDnSorgbr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgbr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[212], 212, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 212, (int)cubind_status);
@@ -4747,10 +4960,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgbr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dorgbr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind__cusolverDnDorgbr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgbr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[213], 213, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 213, (int)cubind_status);
@@ -4761,10 +4975,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungbr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cungbr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind__cusolverDnCungbr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungbr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[214], 214, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 214, (int)cubind_status);
@@ -4775,10 +4990,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungbr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zungbr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind__cusolverDnZungbr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungbr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungbr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[215], 215, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 215, (int)cubind_status);
@@ -4789,10 +5005,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgbr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSorgbr_fn cubind_fn = (cubind__cusolverDnSorgbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgbr_fn cubind_fn = (cubind__cusolverDnSorgbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[216], 216, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 216, (int)cubind_status);
@@ -4803,10 +5020,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgbr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDorgbr_fn cubind_fn = (cubind__cusolverDnDorgbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgbr_fn cubind_fn = (cubind__cusolverDnDorgbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[217], 217, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 217, (int)cubind_status);
@@ -4817,10 +5035,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungbr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCungbr_fn cubind_fn = (cubind__cusolverDnCungbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungbr_fn cubind_fn = (cubind__cusolverDnCungbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[218], 218, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 218, (int)cubind_status);
@@ -4831,10 +5050,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungbr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZungbr_fn cubind_fn = (cubind__cusolverDnZungbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungbr_fn cubind_fn = (cubind__cusolverDnZungbr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[219], 219, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 219, (int)cubind_status);
@@ -4845,10 +5065,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssytrd_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)
 {
-    cubind__cusolverDnSsytrd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[220], 220);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytrd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsytrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[220], 220, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 220, (int)cubind_status);
@@ -4859,10 +5080,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsytrd_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)
 {
-    cubind__cusolverDnDsytrd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[221], 221);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytrd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsytrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[221], 221, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 221, (int)cubind_status);
@@ -4873,10 +5095,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChetrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_chetrd_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)
 {
-    cubind__cusolverDnChetrd_bufferSize_fn cubind_fn = (cubind__cusolverDnChetrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[222], 222);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChetrd_bufferSize_fn cubind_fn = (cubind__cusolverDnChetrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[222], 222, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 222, (int)cubind_status);
@@ -4887,10 +5110,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhetrd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zhetrd_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind__cusolverDnZhetrd_bufferSize_fn cubind_fn = (cubind__cusolverDnZhetrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[223], 223);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhetrd_bufferSize_fn cubind_fn = (cubind__cusolverDnZhetrd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[223], 223, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 223, (int)cubind_status);
@@ -4901,10 +5125,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsytrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsytrd_fn cubind_fn = (cubind__cusolverDnSsytrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[224], 224);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsytrd_fn cubind_fn = (cubind__cusolverDnSsytrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[224], 224, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 224, (int)cubind_status);
@@ -4915,10 +5140,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsytrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsytrd_fn cubind_fn = (cubind__cusolverDnDsytrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[225], 225);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsytrd_fn cubind_fn = (cubind__cusolverDnDsytrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[225], 225, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 225, (int)cubind_status);
@@ -4929,10 +5155,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChetrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_chetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnChetrd_fn cubind_fn = (cubind__cusolverDnChetrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[226], 226);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChetrd_fn cubind_fn = (cubind__cusolverDnChetrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[226], 226, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 226, (int)cubind_status);
@@ -4943,10 +5170,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhetrd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZhetrd_fn cubind_fn = (cubind__cusolverDnZhetrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[227], 227);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhetrd_fn cubind_fn = (cubind__cusolverDnZhetrd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[227], 227, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 227, (int)cubind_status);
@@ -4957,10 +5185,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sorgtr_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind__cusolverDnSorgtr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[228], 228);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgtr_bufferSize_fn cubind_fn = (cubind__cusolverDnSorgtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[228], 228, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 228, (int)cubind_status);
@@ -4971,10 +5200,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dorgtr_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind__cusolverDnDorgtr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[229], 229);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgtr_bufferSize_fn cubind_fn = (cubind__cusolverDnDorgtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[229], 229, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 229, (int)cubind_status);
@@ -4985,10 +5215,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cungtr_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind__cusolverDnCungtr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[230], 230);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungtr_bufferSize_fn cubind_fn = (cubind__cusolverDnCungtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[230], 230, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 230, (int)cubind_status);
@@ -4999,10 +5230,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zungtr_buffer_size(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind__cusolverDnZungtr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[231], 231);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungtr_bufferSize_fn cubind_fn = (cubind__cusolverDnZungtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[231], 231, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 231, (int)cubind_status);
@@ -5013,10 +5245,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSorgtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSorgtr_fn cubind_fn = (cubind__cusolverDnSorgtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[232], 232);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSorgtr_fn cubind_fn = (cubind__cusolverDnSorgtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[232], 232, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 232, (int)cubind_status);
@@ -5027,10 +5260,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDorgtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDorgtr_fn cubind_fn = (cubind__cusolverDnDorgtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[233], 233);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDorgtr_fn cubind_fn = (cubind__cusolverDnDorgtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[233], 233, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 233, (int)cubind_status);
@@ -5041,10 +5275,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCungtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCungtr_fn cubind_fn = (cubind__cusolverDnCungtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[234], 234);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCungtr_fn cubind_fn = (cubind__cusolverDnCungtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[234], 234, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 234, (int)cubind_status);
@@ -5055,10 +5290,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZungtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZungtr_fn cubind_fn = (cubind__cusolverDnZungtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[235], 235);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZungtr_fn cubind_fn = (cubind__cusolverDnZungtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[235], 235, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 235, (int)cubind_status);
@@ -5069,10 +5305,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSormtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sormtr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnSormtr_bufferSize_fn cubind_fn = (cubind__cusolverDnSormtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[236], 236);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSormtr_bufferSize_fn cubind_fn = (cubind__cusolverDnSormtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[236], 236, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 236, (int)cubind_status);
@@ -5083,10 +5320,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDormtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dormtr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnDormtr_bufferSize_fn cubind_fn = (cubind__cusolverDnDormtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[237], 237);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDormtr_bufferSize_fn cubind_fn = (cubind__cusolverDnDormtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[237], 237, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 237, (int)cubind_status);
@@ -5097,10 +5335,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCunmtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cunmtr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnCunmtr_bufferSize_fn cubind_fn = (cubind__cusolverDnCunmtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[238], 238);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCunmtr_bufferSize_fn cubind_fn = (cubind__cusolverDnCunmtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[238], 238, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 238, (int)cubind_status);
@@ -5111,10 +5350,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZunmtr_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zunmtr_buffer_size(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
 {
-    cubind__cusolverDnZunmtr_bufferSize_fn cubind_fn = (cubind__cusolverDnZunmtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[239], 239);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZunmtr_bufferSize_fn cubind_fn = (cubind__cusolverDnZunmtr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[239], 239, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 239, (int)cubind_status);
@@ -5125,10 +5365,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSormtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSormtr_fn cubind_fn = (cubind__cusolverDnSormtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[240], 240);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSormtr_fn cubind_fn = (cubind__cusolverDnSormtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[240], 240, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 240, (int)cubind_status);
@@ -5139,10 +5380,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDormtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDormtr_fn cubind_fn = (cubind__cusolverDnDormtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[241], 241);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDormtr_fn cubind_fn = (cubind__cusolverDnDormtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[241], 241, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 241, (int)cubind_status);
@@ -5153,10 +5395,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCunmtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCunmtr_fn cubind_fn = (cubind__cusolverDnCunmtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[242], 242);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCunmtr_fn cubind_fn = (cubind__cusolverDnCunmtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[242], 242, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 242, (int)cubind_status);
@@ -5167,10 +5410,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZunmtr_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZunmtr_fn cubind_fn = (cubind__cusolverDnZunmtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[243], 243);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZunmtr_fn cubind_fn = (cubind__cusolverDnZunmtr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[243], 243, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 243, (int)cubind_status);
@@ -5181,10 +5425,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_sgesvd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind__cusolverDnSgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[244], 244);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[244], 244, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 244, (int)cubind_status);
@@ -5195,10 +5440,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dgesvd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind__cusolverDnDgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[245], 245);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[245], 245, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 245, (int)cubind_status);
@@ -5209,10 +5455,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cgesvd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind__cusolverDnCgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[246], 246);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[246], 246, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 246, (int)cubind_status);
@@ -5223,10 +5470,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zgesvd_buffer_size(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind__cusolverDnZgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[247], 247);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[247], 247, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 247, (int)cubind_status);
@@ -5237,10 +5485,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_sgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)
 {
-    cubind__cusolverDnSgesvd_fn cubind_fn = (cubind__cusolverDnSgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[248], 248);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvd_fn cubind_fn = (cubind__cusolverDnSgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[248], 248, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 248, (int)cubind_status);
@@ -5251,10 +5500,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)
 {
-    cubind__cusolverDnDgesvd_fn cubind_fn = (cubind__cusolverDnDgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[249], 249);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvd_fn cubind_fn = (cubind__cusolverDnDgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[249], 249, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 249, (int)cubind_status);
@@ -5265,10 +5515,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)
 {
-    cubind__cusolverDnCgesvd_fn cubind_fn = (cubind__cusolverDnCgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[250], 250);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvd_fn cubind_fn = (cubind__cusolverDnCgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[250], 250, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 250, (int)cubind_status);
@@ -5279,10 +5530,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)
 {
-    cubind__cusolverDnZgesvd_fn cubind_fn = (cubind__cusolverDnZgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[251], 251);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvd_fn cubind_fn = (cubind__cusolverDnZgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[251], 251, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 251, (int)cubind_status);
@@ -5293,10 +5545,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssyevd_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)
 {
-    cubind__cusolverDnSsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[252], 252);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[252], 252, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 252, (int)cubind_status);
@@ -5307,10 +5560,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsyevd_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)
 {
-    cubind__cusolverDnDsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[253], 253);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[253], 253, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 253, (int)cubind_status);
@@ -5321,10 +5575,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cheevd_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)
 {
-    cubind__cusolverDnCheevd_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[254], 254);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevd_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[254], 254, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 254, (int)cubind_status);
@@ -5335,10 +5590,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zheevd_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)
 {
-    cubind__cusolverDnZheevd_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[255], 255);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevd_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[255], 255, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 255, (int)cubind_status);
@@ -5349,10 +5605,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsyevd_fn cubind_fn = (cubind__cusolverDnSsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[256], 256);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevd_fn cubind_fn = (cubind__cusolverDnSsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[256], 256, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 256, (int)cubind_status);
@@ -5363,10 +5620,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsyevd_fn cubind_fn = (cubind__cusolverDnDsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[257], 257);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevd_fn cubind_fn = (cubind__cusolverDnDsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[257], 257, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 257, (int)cubind_status);
@@ -5377,10 +5635,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCheevd_fn cubind_fn = (cubind__cusolverDnCheevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[258], 258);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevd_fn cubind_fn = (cubind__cusolverDnCheevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[258], 258, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 258, (int)cubind_status);
@@ -5391,10 +5650,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZheevd_fn cubind_fn = (cubind__cusolverDnZheevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[259], 259);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevd_fn cubind_fn = (cubind__cusolverDnZheevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[259], 259, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 259, (int)cubind_status);
@@ -5405,10 +5665,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_ssyevdx_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind__cusolverDnSsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[260], 260);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[260], 260, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 260, (int)cubind_status);
@@ -5419,10 +5680,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_dsyevdx_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind__cusolverDnDsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[261], 261);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[261], 261, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 261, (int)cubind_status);
@@ -5433,10 +5695,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_cheevdx_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind__cusolverDnCheevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[262], 262);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[262], 262, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 262, (int)cubind_status);
@@ -5447,10 +5710,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_zheevdx_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind__cusolverDnZheevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[263], 263);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[263], 263, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 263, (int)cubind_status);
@@ -5461,10 +5725,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_ssyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsyevdx_fn cubind_fn = (cubind__cusolverDnSsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[264], 264);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevdx_fn cubind_fn = (cubind__cusolverDnSsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[264], 264, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 264, (int)cubind_status);
@@ -5475,10 +5740,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_dsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsyevdx_fn cubind_fn = (cubind__cusolverDnDsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[265], 265);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevdx_fn cubind_fn = (cubind__cusolverDnDsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[265], 265, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 265, (int)cubind_status);
@@ -5489,10 +5755,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_cheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnCheevdx_fn cubind_fn = (cubind__cusolverDnCheevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[266], 266);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevdx_fn cubind_fn = (cubind__cusolverDnCheevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[266], 266, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 266, (int)cubind_status);
@@ -5503,10 +5770,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_zheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZheevdx_fn cubind_fn = (cubind__cusolverDnZheevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[267], 267);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevdx_fn cubind_fn = (cubind__cusolverDnZheevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[267], 267, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 267, (int)cubind_status);
@@ -5517,10 +5785,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_ssygvdx_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind__cusolverDnSsygvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[268], 268);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[268], 268, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 268, (int)cubind_status);
@@ -5531,10 +5800,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_dsygvdx_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind__cusolverDnDsygvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[269], 269);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[269], 269, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 269, (int)cubind_status);
@@ -5545,10 +5815,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_chegvdx_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind__cusolverDnChegvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[270], 270);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[270], 270, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 270, (int)cubind_status);
@@ -5559,10 +5830,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_zhegvdx_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind__cusolverDnZhegvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[271], 271);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvdx_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[271], 271, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 271, (int)cubind_status);
@@ -5573,10 +5845,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_ssygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsygvdx_fn cubind_fn = (cubind__cusolverDnSsygvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[272], 272);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvdx_fn cubind_fn = (cubind__cusolverDnSsygvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[272], 272, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 272, (int)cubind_status);
@@ -5587,10 +5860,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_dsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsygvdx_fn cubind_fn = (cubind__cusolverDnDsygvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[273], 273);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvdx_fn cubind_fn = (cubind__cusolverDnDsygvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[273], 273, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 273, (int)cubind_status);
@@ -5601,10 +5875,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_chegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnChegvdx_fn cubind_fn = (cubind__cusolverDnChegvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[274], 274);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvdx_fn cubind_fn = (cubind__cusolverDnChegvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[274], 274, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 274, (int)cubind_status);
@@ -5615,10 +5890,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_zhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZhegvdx_fn cubind_fn = (cubind__cusolverDnZhegvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[275], 275);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvdx_fn cubind_fn = (cubind__cusolverDnZhegvdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[275], 275, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 275, (int)cubind_status);
@@ -5629,10 +5905,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssygvd_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)
 {
-    cubind__cusolverDnSsygvd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[276], 276);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvd_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[276], 276, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 276, (int)cubind_status);
@@ -5643,10 +5920,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsygvd_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)
 {
-    cubind__cusolverDnDsygvd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[277], 277);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvd_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[277], 277, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 277, (int)cubind_status);
@@ -5657,10 +5935,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_chegvd_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)
 {
-    cubind__cusolverDnChegvd_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[278], 278);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvd_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[278], 278, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 278, (int)cubind_status);
@@ -5671,10 +5950,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zhegvd_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)
 {
-    cubind__cusolverDnZhegvd_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[279], 279);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvd_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[279], 279, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 279, (int)cubind_status);
@@ -5685,10 +5965,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)
 {
-    cubind__cusolverDnSsygvd_fn cubind_fn = (cubind__cusolverDnSsygvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[280], 280);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvd_fn cubind_fn = (cubind__cusolverDnSsygvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[280], 280, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 280, (int)cubind_status);
@@ -5699,10 +5980,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)
 {
-    cubind__cusolverDnDsygvd_fn cubind_fn = (cubind__cusolverDnDsygvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[281], 281);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvd_fn cubind_fn = (cubind__cusolverDnDsygvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[281], 281, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 281, (int)cubind_status);
@@ -5713,10 +5995,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_chegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnChegvd_fn cubind_fn = (cubind__cusolverDnChegvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[282], 282);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvd_fn cubind_fn = (cubind__cusolverDnChegvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[282], 282, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 282, (int)cubind_status);
@@ -5727,10 +6010,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind__cusolverDnZhegvd_fn cubind_fn = (cubind__cusolverDnZhegvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[283], 283);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvd_fn cubind_fn = (cubind__cusolverDnZhegvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[283], 283, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 283, (int)cubind_status);
@@ -5741,10 +6025,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCreateSyevjInfo_fn)(syevjInfo_t *in
 
 cusolverStatus_t cubind_cusolverDn_create_syevj_info(syevjInfo_t *info)
 {
-    cubind__cusolverDnCreateSyevjInfo_fn cubind_fn = (cubind__cusolverDnCreateSyevjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[284], 284);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCreateSyevjInfo_fn cubind_fn = (cubind__cusolverDnCreateSyevjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[284], 284, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 284, (int)cubind_status);
@@ -5755,10 +6040,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDestroySyevjInfo_fn)(syevjInfo_t in
 
 cusolverStatus_t cubind_cusolverDn_destroy_syevj_info(syevjInfo_t info)
 {
-    cubind__cusolverDnDestroySyevjInfo_fn cubind_fn = (cubind__cusolverDnDestroySyevjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[285], 285);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDestroySyevjInfo_fn cubind_fn = (cubind__cusolverDnDestroySyevjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[285], 285, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 285, (int)cubind_status);
@@ -5769,10 +6055,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevjSetTolerance_fn)(syevjInfo_t 
 
 cusolverStatus_t cubind_cusolverDn_xsyevj_set_tolerance(syevjInfo_t info, double tolerance)
 {
-    cubind__cusolverDnXsyevjSetTolerance_fn cubind_fn = (cubind__cusolverDnXsyevjSetTolerance_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[286], 286);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevjSetTolerance_fn cubind_fn = (cubind__cusolverDnXsyevjSetTolerance_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[286], 286, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, tolerance);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 286, (int)cubind_status);
@@ -5783,10 +6070,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevjSetMaxSweeps_fn)(syevjInfo_t 
 
 cusolverStatus_t cubind_cusolverDn_xsyevj_set_max_sweeps(syevjInfo_t info, int max_sweeps)
 {
-    cubind__cusolverDnXsyevjSetMaxSweeps_fn cubind_fn = (cubind__cusolverDnXsyevjSetMaxSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[287], 287);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevjSetMaxSweeps_fn cubind_fn = (cubind__cusolverDnXsyevjSetMaxSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[287], 287, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, max_sweeps);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 287, (int)cubind_status);
@@ -5797,10 +6085,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevjSetSortEig_fn)(syevjInfo_t in
 
 cusolverStatus_t cubind_cusolverDn_xsyevj_set_sort_eig(syevjInfo_t info, int sort_eig)
 {
-    cubind__cusolverDnXsyevjSetSortEig_fn cubind_fn = (cubind__cusolverDnXsyevjSetSortEig_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[288], 288);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevjSetSortEig_fn cubind_fn = (cubind__cusolverDnXsyevjSetSortEig_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[288], 288, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, sort_eig);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 288, (int)cubind_status);
@@ -5811,10 +6100,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevjGetResidual_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xsyevj_get_residual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)
 {
-    cubind__cusolverDnXsyevjGetResidual_fn cubind_fn = (cubind__cusolverDnXsyevjGetResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[289], 289);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevjGetResidual_fn cubind_fn = (cubind__cusolverDnXsyevjGetResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[289], 289, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, residual);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 289, (int)cubind_status);
@@ -5825,10 +6115,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevjGetSweeps_fn)(cusolverDnHandl
 
 cusolverStatus_t cubind_cusolverDn_xsyevj_get_sweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)
 {
-    cubind__cusolverDnXsyevjGetSweeps_fn cubind_fn = (cubind__cusolverDnXsyevjGetSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[290], 290);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevjGetSweeps_fn cubind_fn = (cubind__cusolverDnXsyevjGetSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[290], 290, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, executed_sweeps);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 290, (int)cubind_status);
@@ -5839,10 +6130,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevjBatched_bufferSize_fn)(cusolv
 
 cusolverStatus_t cubind_cusolverDn_ssyevj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnSsyevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[291], 291);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[291], 291, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 291, (int)cubind_status);
@@ -5853,10 +6145,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevjBatched_bufferSize_fn)(cusolv
 
 cusolverStatus_t cubind_cusolverDn_dsyevj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnDsyevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[292], 292);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[292], 292, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 292, (int)cubind_status);
@@ -5867,10 +6160,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevjBatched_bufferSize_fn)(cusolv
 
 cusolverStatus_t cubind_cusolverDn_cheevj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnCheevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[293], 293);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[293], 293, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 293, (int)cubind_status);
@@ -5881,10 +6175,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevjBatched_bufferSize_fn)(cusolv
 
 cusolverStatus_t cubind_cusolverDn_zheevj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnZheevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[294], 294);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[294], 294, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 294, (int)cubind_status);
@@ -5895,10 +6190,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevjBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_ssyevj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnSsyevjBatched_fn cubind_fn = (cubind__cusolverDnSsyevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[295], 295);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevjBatched_fn cubind_fn = (cubind__cusolverDnSsyevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[295], 295, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 295, (int)cubind_status);
@@ -5909,10 +6205,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevjBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_dsyevj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnDsyevjBatched_fn cubind_fn = (cubind__cusolverDnDsyevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[296], 296);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevjBatched_fn cubind_fn = (cubind__cusolverDnDsyevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[296], 296, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 296, (int)cubind_status);
@@ -5923,10 +6220,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevjBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_cheevj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnCheevjBatched_fn cubind_fn = (cubind__cusolverDnCheevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[297], 297);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevjBatched_fn cubind_fn = (cubind__cusolverDnCheevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[297], 297, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 297, (int)cubind_status);
@@ -5937,10 +6235,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevjBatched_fn)(cusolverDnHandle_
 
 cusolverStatus_t cubind_cusolverDn_zheevj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnZheevjBatched_fn cubind_fn = (cubind__cusolverDnZheevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[298], 298);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevjBatched_fn cubind_fn = (cubind__cusolverDnZheevjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[298], 298, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 298, (int)cubind_status);
@@ -5951,10 +6250,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssyevj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnSsyevj_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[299], 299);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevj_bufferSize_fn cubind_fn = (cubind__cusolverDnSsyevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[299], 299, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 299, (int)cubind_status);
@@ -5965,10 +6265,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsyevj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnDsyevj_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[300], 300);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevj_bufferSize_fn cubind_fn = (cubind__cusolverDnDsyevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[300], 300, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 300, (int)cubind_status);
@@ -5979,10 +6280,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_cheevj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnCheevj_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[301], 301);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevj_bufferSize_fn cubind_fn = (cubind__cusolverDnCheevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[301], 301, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 301, (int)cubind_status);
@@ -5993,10 +6295,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zheevj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnZheevj_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[302], 302);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevj_bufferSize_fn cubind_fn = (cubind__cusolverDnZheevj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[302], 302, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 302, (int)cubind_status);
@@ -6007,10 +6310,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsyevj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnSsyevj_fn cubind_fn = (cubind__cusolverDnSsyevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[303], 303);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsyevj_fn cubind_fn = (cubind__cusolverDnSsyevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[303], 303, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 303, (int)cubind_status);
@@ -6021,10 +6325,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsyevj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnDsyevj_fn cubind_fn = (cubind__cusolverDnDsyevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[304], 304);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsyevj_fn cubind_fn = (cubind__cusolverDnDsyevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[304], 304, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 304, (int)cubind_status);
@@ -6035,10 +6340,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCheevj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_cheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnCheevj_fn cubind_fn = (cubind__cusolverDnCheevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[305], 305);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCheevj_fn cubind_fn = (cubind__cusolverDnCheevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[305], 305, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 305, (int)cubind_status);
@@ -6049,10 +6355,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZheevj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnZheevj_fn cubind_fn = (cubind__cusolverDnZheevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[306], 306);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZheevj_fn cubind_fn = (cubind__cusolverDnZheevj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[306], 306, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 306, (int)cubind_status);
@@ -6063,10 +6370,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_ssygvj_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnSsygvj_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[307], 307);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvj_bufferSize_fn cubind_fn = (cubind__cusolverDnSsygvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[307], 307, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 307, (int)cubind_status);
@@ -6077,10 +6385,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_dsygvj_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnDsygvj_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[308], 308);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvj_bufferSize_fn cubind_fn = (cubind__cusolverDnDsygvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[308], 308, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 308, (int)cubind_status);
@@ -6091,10 +6400,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_chegvj_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnChegvj_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[309], 309);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvj_bufferSize_fn cubind_fn = (cubind__cusolverDnChegvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[309], 309, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 309, (int)cubind_status);
@@ -6105,10 +6415,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvj_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_zhegvj_buffer_size(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind__cusolverDnZhegvj_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[310], 310);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvj_bufferSize_fn cubind_fn = (cubind__cusolverDnZhegvj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[310], 310, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 310, (int)cubind_status);
@@ -6119,10 +6430,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSsygvj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_ssygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnSsygvj_fn cubind_fn = (cubind__cusolverDnSsygvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[311], 311);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSsygvj_fn cubind_fn = (cubind__cusolverDnSsygvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[311], 311, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 311, (int)cubind_status);
@@ -6133,10 +6445,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDsygvj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_dsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnDsygvj_fn cubind_fn = (cubind__cusolverDnDsygvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[312], 312);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDsygvj_fn cubind_fn = (cubind__cusolverDnDsygvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[312], 312, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 312, (int)cubind_status);
@@ -6147,10 +6460,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnChegvj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_chegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnChegvj_fn cubind_fn = (cubind__cusolverDnChegvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[313], 313);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnChegvj_fn cubind_fn = (cubind__cusolverDnChegvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[313], 313, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 313, (int)cubind_status);
@@ -6161,10 +6475,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZhegvj_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_zhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind__cusolverDnZhegvj_fn cubind_fn = (cubind__cusolverDnZhegvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[314], 314);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZhegvj_fn cubind_fn = (cubind__cusolverDnZhegvj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[314], 314, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 314, (int)cubind_status);
@@ -6175,10 +6490,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCreateGesvdjInfo_fn)(gesvdjInfo_t *
 
 cusolverStatus_t cubind_cusolverDn_create_gesvdj_info(gesvdjInfo_t *info)
 {
-    cubind__cusolverDnCreateGesvdjInfo_fn cubind_fn = (cubind__cusolverDnCreateGesvdjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[315], 315);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCreateGesvdjInfo_fn cubind_fn = (cubind__cusolverDnCreateGesvdjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[315], 315, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 315, (int)cubind_status);
@@ -6189,10 +6505,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDestroyGesvdjInfo_fn)(gesvdjInfo_t 
 
 cusolverStatus_t cubind_cusolverDn_destroy_gesvdj_info(gesvdjInfo_t info)
 {
-    cubind__cusolverDnDestroyGesvdjInfo_fn cubind_fn = (cubind__cusolverDnDestroyGesvdjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[316], 316);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDestroyGesvdjInfo_fn cubind_fn = (cubind__cusolverDnDestroyGesvdjInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[316], 316, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 316, (int)cubind_status);
@@ -6203,10 +6520,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdjSetTolerance_fn)(gesvdjInfo_
 
 cusolverStatus_t cubind_cusolverDn_xgesvdj_set_tolerance(gesvdjInfo_t info, double tolerance)
 {
-    cubind__cusolverDnXgesvdjSetTolerance_fn cubind_fn = (cubind__cusolverDnXgesvdjSetTolerance_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[317], 317);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdjSetTolerance_fn cubind_fn = (cubind__cusolverDnXgesvdjSetTolerance_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[317], 317, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, tolerance);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 317, (int)cubind_status);
@@ -6217,10 +6535,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdjSetMaxSweeps_fn)(gesvdjInfo_
 
 cusolverStatus_t cubind_cusolverDn_xgesvdj_set_max_sweeps(gesvdjInfo_t info, int max_sweeps)
 {
-    cubind__cusolverDnXgesvdjSetMaxSweeps_fn cubind_fn = (cubind__cusolverDnXgesvdjSetMaxSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[318], 318);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdjSetMaxSweeps_fn cubind_fn = (cubind__cusolverDnXgesvdjSetMaxSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[318], 318, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, max_sweeps);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 318, (int)cubind_status);
@@ -6231,10 +6550,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdjSetSortEig_fn)(gesvdjInfo_t 
 
 cusolverStatus_t cubind_cusolverDn_xgesvdj_set_sort_eig(gesvdjInfo_t info, int sort_svd)
 {
-    cubind__cusolverDnXgesvdjSetSortEig_fn cubind_fn = (cubind__cusolverDnXgesvdjSetSortEig_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[319], 319);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdjSetSortEig_fn cubind_fn = (cubind__cusolverDnXgesvdjSetSortEig_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[319], 319, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info, sort_svd);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 319, (int)cubind_status);
@@ -6245,10 +6565,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdjGetResidual_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_xgesvdj_get_residual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)
 {
-    cubind__cusolverDnXgesvdjGetResidual_fn cubind_fn = (cubind__cusolverDnXgesvdjGetResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[320], 320);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdjGetResidual_fn cubind_fn = (cubind__cusolverDnXgesvdjGetResidual_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[320], 320, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, residual);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 320, (int)cubind_status);
@@ -6259,10 +6580,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdjGetSweeps_fn)(cusolverDnHand
 
 cusolverStatus_t cubind_cusolverDn_xgesvdj_get_sweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)
 {
-    cubind__cusolverDnXgesvdjGetSweeps_fn cubind_fn = (cubind__cusolverDnXgesvdjGetSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[321], 321);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdjGetSweeps_fn cubind_fn = (cubind__cusolverDnXgesvdjGetSweeps_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[321], 321, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, executed_sweeps);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 321, (int)cubind_status);
@@ -6273,10 +6595,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdjBatched_bufferSize_fn)(cusol
 
 cusolverStatus_t cubind_cusolverDn_sgesvdj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnSgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[322], 322);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[322], 322, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 322, (int)cubind_status);
@@ -6287,10 +6610,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdjBatched_bufferSize_fn)(cusol
 
 cusolverStatus_t cubind_cusolverDn_dgesvdj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnDgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[323], 323);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[323], 323, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 323, (int)cubind_status);
@@ -6301,10 +6625,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdjBatched_bufferSize_fn)(cusol
 
 cusolverStatus_t cubind_cusolverDn_cgesvdj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnCgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[324], 324);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[324], 324, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 324, (int)cubind_status);
@@ -6315,10 +6640,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdjBatched_bufferSize_fn)(cusol
 
 cusolverStatus_t cubind_cusolverDn_zgesvdj_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnZgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[325], 325);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdjBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdjBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[325], 325, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 325, (int)cubind_status);
@@ -6329,10 +6655,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdjBatched_fn)(cusolverDnHandle
 
 cusolverStatus_t cubind_cusolverDn_sgesvdj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnSgesvdjBatched_fn cubind_fn = (cubind__cusolverDnSgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[326], 326);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdjBatched_fn cubind_fn = (cubind__cusolverDnSgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[326], 326, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 326, (int)cubind_status);
@@ -6343,10 +6670,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdjBatched_fn)(cusolverDnHandle
 
 cusolverStatus_t cubind_cusolverDn_dgesvdj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnDgesvdjBatched_fn cubind_fn = (cubind__cusolverDnDgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[327], 327);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdjBatched_fn cubind_fn = (cubind__cusolverDnDgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[327], 327, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 327, (int)cubind_status);
@@ -6357,10 +6685,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdjBatched_fn)(cusolverDnHandle
 
 cusolverStatus_t cubind_cusolverDn_cgesvdj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnCgesvdjBatched_fn cubind_fn = (cubind__cusolverDnCgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[328], 328);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdjBatched_fn cubind_fn = (cubind__cusolverDnCgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[328], 328, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 328, (int)cubind_status);
@@ -6371,10 +6700,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdjBatched_fn)(cusolverDnHandle
 
 cusolverStatus_t cubind_cusolverDn_zgesvdj_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind__cusolverDnZgesvdjBatched_fn cubind_fn = (cubind__cusolverDnZgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[329], 329);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdjBatched_fn cubind_fn = (cubind__cusolverDnZgesvdjBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[329], 329, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 329, (int)cubind_status);
@@ -6385,10 +6715,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdj_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_sgesvdj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind__cusolverDnSgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[330], 330);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[330], 330, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 330, (int)cubind_status);
@@ -6399,10 +6730,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdj_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_dgesvdj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind__cusolverDnDgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[331], 331);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[331], 331, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 331, (int)cubind_status);
@@ -6413,10 +6745,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdj_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_cgesvdj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind__cusolverDnCgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[332], 332);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[332], 332, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 332, (int)cubind_status);
@@ -6427,10 +6760,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdj_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_zgesvdj_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind__cusolverDnZgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[333], 333);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdj_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdj_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[333], 333, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 333, (int)cubind_status);
@@ -6441,10 +6775,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdj_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_sgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind__cusolverDnSgesvdj_fn cubind_fn = (cubind__cusolverDnSgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[334], 334);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdj_fn cubind_fn = (cubind__cusolverDnSgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[334], 334, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 334, (int)cubind_status);
@@ -6455,10 +6790,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdj_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_dgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind__cusolverDnDgesvdj_fn cubind_fn = (cubind__cusolverDnDgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[335], 335);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdj_fn cubind_fn = (cubind__cusolverDnDgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[335], 335, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 335, (int)cubind_status);
@@ -6469,10 +6805,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdj_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_cgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind__cusolverDnCgesvdj_fn cubind_fn = (cubind__cusolverDnCgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[336], 336);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdj_fn cubind_fn = (cubind__cusolverDnCgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[336], 336, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 336, (int)cubind_status);
@@ -6483,10 +6820,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdj_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_zgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind__cusolverDnZgesvdj_fn cubind_fn = (cubind__cusolverDnZgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[337], 337);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdj_fn cubind_fn = (cubind__cusolverDnZgesvdj_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[337], 337, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 337, (int)cubind_status);
@@ -6497,10 +6835,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdaStridedBatched_bufferSize_fn
 
 cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind__cusolverDnSgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[338], 338);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnSgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[338], 338, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 338, (int)cubind_status);
@@ -6511,10 +6850,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdaStridedBatched_bufferSize_fn
 
 cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind__cusolverDnDgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[339], 339);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnDgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[339], 339, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 339, (int)cubind_status);
@@ -6525,10 +6865,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdaStridedBatched_bufferSize_fn
 
 cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind__cusolverDnCgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[340], 340);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnCgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[340], 340, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 340, (int)cubind_status);
@@ -6539,10 +6880,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdaStridedBatched_bufferSize_fn
 
 cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched_buffer_size(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind__cusolverDnZgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[341], 341);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdaStridedBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnZgesvdaStridedBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[341], 341, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 341, (int)cubind_status);
@@ -6553,10 +6895,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSgesvdaStridedBatched_fn)(cusolverD
 
 cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind__cusolverDnSgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnSgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[342], 342);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnSgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[342], 342, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 342, (int)cubind_status);
@@ -6567,10 +6910,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDgesvdaStridedBatched_fn)(cusolverD
 
 cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind__cusolverDnDgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnDgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[343], 343);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnDgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[343], 343, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 343, (int)cubind_status);
@@ -6581,10 +6925,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCgesvdaStridedBatched_fn)(cusolverD
 
 cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind__cusolverDnCgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnCgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[344], 344);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnCgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[344], 344, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 344, (int)cubind_status);
@@ -6595,10 +6940,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnZgesvdaStridedBatched_fn)(cusolverD
 
 cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind__cusolverDnZgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnZgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[345], 345);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnZgesvdaStridedBatched_fn cubind_fn = (cubind__cusolverDnZgesvdaStridedBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[345], 345, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 345, (int)cubind_status);
@@ -6609,10 +6955,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnCreateParams_fn)(cusolverDnParams_t
 
 cusolverStatus_t cubind_cusolverDn_create_params(cusolverDnParams_t *params)
 {
-    cubind__cusolverDnCreateParams_fn cubind_fn = (cubind__cusolverDnCreateParams_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[346], 346);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnCreateParams_fn cubind_fn = (cubind__cusolverDnCreateParams_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[346], 346, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 346, (int)cubind_status);
@@ -6623,10 +6970,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnDestroyParams_fn)(cusolverDnParams_
 
 cusolverStatus_t cubind_cusolverDn_destroy_params(cusolverDnParams_t params)
 {
-    cubind__cusolverDnDestroyParams_fn cubind_fn = (cubind__cusolverDnDestroyParams_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[347], 347);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnDestroyParams_fn cubind_fn = (cubind__cusolverDnDestroyParams_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[347], 347, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 347, (int)cubind_status);
@@ -6637,10 +6985,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnSetAdvOptions_fn)(cusolverDnParams_
 
 cusolverStatus_t cubind_cusolverDn_set_adv_options(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)
 {
-    cubind__cusolverDnSetAdvOptions_fn cubind_fn = (cubind__cusolverDnSetAdvOptions_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[348], 348);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnSetAdvOptions_fn cubind_fn = (cubind__cusolverDnSetAdvOptions_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[348], 348, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(params, function, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 348, (int)cubind_status);
@@ -6651,10 +7000,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXpotrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xpotrf_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[349], 349);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXpotrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXpotrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[349], 349, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 349, (int)cubind_status);
@@ -6665,10 +7015,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXpotrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXpotrf_fn cubind_fn = (cubind__cusolverDnXpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[350], 350);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXpotrf_fn cubind_fn = (cubind__cusolverDnXpotrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[350], 350, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 350, (int)cubind_status);
@@ -6679,10 +7030,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXpotrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
 {
-    cubind__cusolverDnXpotrs_fn cubind_fn = (cubind__cusolverDnXpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[351], 351);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXpotrs_fn cubind_fn = (cubind__cusolverDnXpotrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[351], 351, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 351, (int)cubind_status);
@@ -6693,10 +7045,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgeqrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xgeqrf_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[352], 352);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgeqrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXgeqrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[352], 352, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 352, (int)cubind_status);
@@ -6707,10 +7060,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgeqrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXgeqrf_fn cubind_fn = (cubind__cusolverDnXgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[353], 353);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgeqrf_fn cubind_fn = (cubind__cusolverDnXgeqrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[353], 353, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 353, (int)cubind_status);
@@ -6721,10 +7075,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgetrf_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xgetrf_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[354], 354);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgetrf_bufferSize_fn cubind_fn = (cubind__cusolverDnXgetrf_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[354], 354, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 354, (int)cubind_status);
@@ -6735,10 +7090,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgetrf_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXgetrf_fn cubind_fn = (cubind__cusolverDnXgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[355], 355);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgetrf_fn cubind_fn = (cubind__cusolverDnXgetrf_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[355], 355, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 355, (int)cubind_status);
@@ -6749,10 +7105,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgetrs_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
 {
-    cubind__cusolverDnXgetrs_fn cubind_fn = (cubind__cusolverDnXgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[356], 356);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgetrs_fn cubind_fn = (cubind__cusolverDnXgetrs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[356], 356, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 356, (int)cubind_status);
@@ -6763,10 +7120,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xsyevd_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[357], 357);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevd_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[357], 357, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 357, (int)cubind_status);
@@ -6777,10 +7135,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXsyevd_fn cubind_fn = (cubind__cusolverDnXsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[358], 358);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevd_fn cubind_fn = (cubind__cusolverDnXsyevd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[358], 358, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 358, (int)cubind_status);
@@ -6791,10 +7150,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevBatched_bufferSize_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverDn_xsyev_batched_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)
 {
-    cubind__cusolverDnXsyevBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[359], 359);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevBatched_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevBatched_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[359], 359, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 359, (int)cubind_status);
@@ -6805,10 +7165,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevBatched_fn)(cusolverDnHandle_t
 
 cusolverStatus_t cubind_cusolverDn_xsyev_batched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)
 {
-    cubind__cusolverDnXsyevBatched_fn cubind_fn = (cubind__cusolverDnXsyevBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[360], 360);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevBatched_fn cubind_fn = (cubind__cusolverDnXsyevBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[360], 360, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 360, (int)cubind_status);
@@ -6819,10 +7180,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevdx_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_xsyevdx_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[361], 361);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevdx_bufferSize_fn cubind_fn = (cubind__cusolverDnXsyevdx_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[361], 361, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 361, (int)cubind_status);
@@ -6833,10 +7195,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXsyevdx_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_xsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXsyevdx_fn cubind_fn = (cubind__cusolverDnXsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[362], 362);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXsyevdx_fn cubind_fn = (cubind__cusolverDnXsyevdx_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[362], 362, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 362, (int)cubind_status);
@@ -6847,10 +7210,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgeev_bufferSize_fn)(cusolverDnHand
 
 cusolverStatus_t cubind_cusolverDn_xgeev_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgeev_bufferSize_fn cubind_fn = (cubind__cusolverDnXgeev_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[363], 363);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgeev_bufferSize_fn cubind_fn = (cubind__cusolverDnXgeev_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[363], 363, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 363, (int)cubind_status);
@@ -6861,10 +7225,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgeev_fn)(cusolverDnHandle_t handle
 
 cusolverStatus_t cubind_cusolverDn_xgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXgeev_fn cubind_fn = (cubind__cusolverDnXgeev_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[364], 364);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgeev_fn cubind_fn = (cubind__cusolverDnXgeev_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[364], 364, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 364, (int)cubind_status);
@@ -6875,10 +7240,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvd_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xgesvd_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[365], 365);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvd_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvd_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[365], 365, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 365, (int)cubind_status);
@@ -6889,10 +7255,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvd_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind__cusolverDnXgesvd_fn cubind_fn = (cubind__cusolverDnXgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[366], 366);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvd_fn cubind_fn = (cubind__cusolverDnXgesvd_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[366], 366, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 366, (int)cubind_status);
@@ -6903,10 +7270,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdp_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_xgesvdp_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgesvdp_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvdp_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[367], 367);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdp_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvdp_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[367], 367, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 367, (int)cubind_status);
@@ -6917,10 +7285,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdp_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_xgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)
 {
-    cubind__cusolverDnXgesvdp_fn cubind_fn = (cubind__cusolverDnXgesvdp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[368], 368);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdp_fn cubind_fn = (cubind__cusolverDnXgesvdp_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[368], 368, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 368, (int)cubind_status);
@@ -6931,10 +7300,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdr_bufferSize_fn)(cusolverDnHa
 
 cusolverStatus_t cubind_cusolverDn_xgesvdr_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXgesvdr_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvdr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[369], 369);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdr_bufferSize_fn cubind_fn = (cubind__cusolverDnXgesvdr_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[369], 369, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 369, (int)cubind_status);
@@ -6945,10 +7315,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXgesvdr_fn)(cusolverDnHandle_t hand
 
 cusolverStatus_t cubind_cusolverDn_xgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)
 {
-    cubind__cusolverDnXgesvdr_fn cubind_fn = (cubind__cusolverDnXgesvdr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[370], 370);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXgesvdr_fn cubind_fn = (cubind__cusolverDnXgesvdr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[370], 370, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 370, (int)cubind_status);
@@ -6959,10 +7330,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXlarft_bufferSize_fn)(cusolverDnHan
 
 cusolverStatus_t cubind_cusolverDn_xlarft_buffer_size(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXlarft_bufferSize_fn cubind_fn = (cubind__cusolverDnXlarft_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[371], 371);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXlarft_bufferSize_fn cubind_fn = (cubind__cusolverDnXlarft_bufferSize_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[371], 371, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 371, (int)cubind_status);
@@ -6973,10 +7345,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnXlarft_fn)(cusolverDnHandle_t handl
 
 cusolverStatus_t cubind_cusolverDn_xlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)
 {
-    cubind__cusolverDnXlarft_fn cubind_fn = (cubind__cusolverDnXlarft_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[372], 372);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnXlarft_fn cubind_fn = (cubind__cusolverDnXlarft_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[372], 372, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 372, (int)cubind_status);
@@ -6987,10 +7360,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerSetCallback_fn)(cusolverDnLog
 
 cusolverStatus_t cubind_cusolverDn_logger_set_callback(cusolverDnLoggerCallback_t callback)
 {
-    cubind__cusolverDnLoggerSetCallback_fn cubind_fn = (cubind__cusolverDnLoggerSetCallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[373], 373);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerSetCallback_fn cubind_fn = (cubind__cusolverDnLoggerSetCallback_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[373], 373, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 373, (int)cubind_status);
@@ -7001,10 +7375,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerSetFile_fn)(FILE *file);
 
 cusolverStatus_t cubind_cusolverDn_logger_set_file(FILE *file)
 {
-    cubind__cusolverDnLoggerSetFile_fn cubind_fn = (cubind__cusolverDnLoggerSetFile_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[374], 374);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerSetFile_fn cubind_fn = (cubind__cusolverDnLoggerSetFile_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[374], 374, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 374, (int)cubind_status);
@@ -7015,10 +7390,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerOpenFile_fn)(const char *logF
 
 cusolverStatus_t cubind_cusolverDn_logger_open_file(const char *logFile)
 {
-    cubind__cusolverDnLoggerOpenFile_fn cubind_fn = (cubind__cusolverDnLoggerOpenFile_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[375], 375);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerOpenFile_fn cubind_fn = (cubind__cusolverDnLoggerOpenFile_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[375], 375, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 375, (int)cubind_status);
@@ -7029,10 +7405,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerSetLevel_fn)(int level);
 
 cusolverStatus_t cubind_cusolverDn_logger_set_level(int level)
 {
-    cubind__cusolverDnLoggerSetLevel_fn cubind_fn = (cubind__cusolverDnLoggerSetLevel_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[376], 376);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerSetLevel_fn cubind_fn = (cubind__cusolverDnLoggerSetLevel_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[376], 376, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 376, (int)cubind_status);
@@ -7043,10 +7420,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerSetMask_fn)(int mask);
 
 cusolverStatus_t cubind_cusolverDn_logger_set_mask(int mask)
 {
-    cubind__cusolverDnLoggerSetMask_fn cubind_fn = (cubind__cusolverDnLoggerSetMask_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[377], 377);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerSetMask_fn cubind_fn = (cubind__cusolverDnLoggerSetMask_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[377], 377, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 377, (int)cubind_status);
@@ -7057,10 +7435,11 @@ typedef cusolverStatus_t (*cubind__cusolverDnLoggerForceDisable_fn)(void);
 
 cusolverStatus_t cubind_cusolverDn_logger_force_disable(void)
 {
-    cubind__cusolverDnLoggerForceDisable_fn cubind_fn = (cubind__cusolverDnLoggerForceDisable_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[378], 378);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverDnLoggerForceDisable_fn cubind_fn = (cubind__cusolverDnLoggerForceDisable_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[378], 378, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 378, (int)cubind_status);
@@ -7071,10 +7450,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreate_fn)(cusolverSpHandle_t *hand
 
 cusolverStatus_t cubind_cusolverSp_create(cusolverSpHandle_t *handle)
 {
-    cubind__cusolverSpCreate_fn cubind_fn = (cubind__cusolverSpCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[379], 379);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreate_fn cubind_fn = (cubind__cusolverSpCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[379], 379, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 379, (int)cubind_status);
@@ -7085,10 +7465,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroy_fn)(cusolverSpHandle_t hand
 
 cusolverStatus_t cubind_cusolverSp_destroy(cusolverSpHandle_t handle)
 {
-    cubind__cusolverSpDestroy_fn cubind_fn = (cubind__cusolverSpDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[380], 380);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroy_fn cubind_fn = (cubind__cusolverSpDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[380], 380, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 380, (int)cubind_status);
@@ -7099,10 +7480,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpSetStream_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_set_stream(cusolverSpHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cusolverSpSetStream_fn cubind_fn = (cubind__cusolverSpSetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[381], 381);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpSetStream_fn cubind_fn = (cubind__cusolverSpSetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[381], 381, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 381, (int)cubind_status);
@@ -7113,10 +7495,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpGetStream_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_get_stream(cusolverSpHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cusolverSpGetStream_fn cubind_fn = (cubind__cusolverSpGetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[382], 382);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpGetStream_fn cubind_fn = (cubind__cusolverSpGetStream_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[382], 382, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 382, (int)cubind_status);
@@ -7127,10 +7510,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrissymHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_xcsrissym_host(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)
 {
-    cubind__cusolverSpXcsrissymHost_fn cubind_fn = (cubind__cusolverSpXcsrissymHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[383], 383);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrissymHost_fn cubind_fn = (cubind__cusolverSpXcsrissymHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[383], 383, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 383, (int)cubind_status);
@@ -7141,10 +7525,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsvluHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_scsrlsvlu_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind__cusolverSpScsrlsvluHost_fn cubind_fn = (cubind__cusolverSpScsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[384], 384);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsvluHost_fn cubind_fn = (cubind__cusolverSpScsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[384], 384, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 384, (int)cubind_status);
@@ -7155,10 +7540,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsvluHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsvlu_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind__cusolverSpDcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[385], 385);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[385], 385, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 385, (int)cubind_status);
@@ -7169,10 +7555,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsvluHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsvlu_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind__cusolverSpCcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[386], 386);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[386], 386, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 386, (int)cubind_status);
@@ -7183,10 +7570,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsvluHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsvlu_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind__cusolverSpZcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[387], 387);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsvluHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvluHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[387], 387, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 387, (int)cubind_status);
@@ -7197,10 +7585,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsvqr_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_scsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind__cusolverSpScsrlsvqr_fn cubind_fn = (cubind__cusolverSpScsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[388], 388);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsvqr_fn cubind_fn = (cubind__cusolverSpScsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[388], 388, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 388, (int)cubind_status);
@@ -7211,10 +7600,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsvqr_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind__cusolverSpDcsrlsvqr_fn cubind_fn = (cubind__cusolverSpDcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[389], 389);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsvqr_fn cubind_fn = (cubind__cusolverSpDcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[389], 389, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 389, (int)cubind_status);
@@ -7225,10 +7615,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsvqr_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind__cusolverSpCcsrlsvqr_fn cubind_fn = (cubind__cusolverSpCcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[390], 390);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsvqr_fn cubind_fn = (cubind__cusolverSpCcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[390], 390, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 390, (int)cubind_status);
@@ -7239,10 +7630,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsvqr_fn)(cusolverSpHandle_t ha
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind__cusolverSpZcsrlsvqr_fn cubind_fn = (cubind__cusolverSpZcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[391], 391);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsvqr_fn cubind_fn = (cubind__cusolverSpZcsrlsvqr_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[391], 391, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 391, (int)cubind_status);
@@ -7253,10 +7645,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsvqrHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_scsrlsvqr_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind__cusolverSpScsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpScsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[392], 392);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpScsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[392], 392, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 392, (int)cubind_status);
@@ -7267,10 +7660,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsvqrHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind__cusolverSpDcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[393], 393);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[393], 393, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 393, (int)cubind_status);
@@ -7281,10 +7675,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsvqrHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind__cusolverSpCcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[394], 394);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[394], 394, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 394, (int)cubind_status);
@@ -7295,10 +7690,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsvqrHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind__cusolverSpZcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[395], 395);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsvqrHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[395], 395, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 395, (int)cubind_status);
@@ -7309,10 +7705,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsvcholHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrlsvchol_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind__cusolverSpScsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpScsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[396], 396);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpScsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[396], 396, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 396, (int)cubind_status);
@@ -7323,10 +7720,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsvcholHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind__cusolverSpDcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[397], 397);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpDcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[397], 397, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 397, (int)cubind_status);
@@ -7337,10 +7735,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsvcholHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind__cusolverSpCcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[398], 398);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpCcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[398], 398, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 398, (int)cubind_status);
@@ -7351,10 +7750,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsvcholHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind__cusolverSpZcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[399], 399);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsvcholHost_fn cubind_fn = (cubind__cusolverSpZcsrlsvcholHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[399], 399, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 399, (int)cubind_status);
@@ -7365,10 +7765,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsvchol_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_scsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind__cusolverSpScsrlsvchol_fn cubind_fn = (cubind__cusolverSpScsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[400], 400);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsvchol_fn cubind_fn = (cubind__cusolverSpScsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[400], 400, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 400, (int)cubind_status);
@@ -7379,10 +7780,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsvchol_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind__cusolverSpDcsrlsvchol_fn cubind_fn = (cubind__cusolverSpDcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[401], 401);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsvchol_fn cubind_fn = (cubind__cusolverSpDcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[401], 401, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 401, (int)cubind_status);
@@ -7393,10 +7795,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsvchol_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind__cusolverSpCcsrlsvchol_fn cubind_fn = (cubind__cusolverSpCcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[402], 402);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsvchol_fn cubind_fn = (cubind__cusolverSpCcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[402], 402, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 402, (int)cubind_status);
@@ -7407,10 +7810,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsvchol_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind__cusolverSpZcsrlsvchol_fn cubind_fn = (cubind__cusolverSpZcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[403], 403);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsvchol_fn cubind_fn = (cubind__cusolverSpZcsrlsvchol_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[403], 403, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 403, (int)cubind_status);
@@ -7421,10 +7825,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrlsqvqrHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_scsrlsqvqr_host(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)
 {
-    cubind__cusolverSpScsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpScsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[404], 404);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpScsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[404], 404, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 404, (int)cubind_status);
@@ -7435,10 +7840,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrlsqvqrHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_dcsrlsqvqr_host(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)
 {
-    cubind__cusolverSpDcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpDcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[405], 405);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpDcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[405], 405, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 405, (int)cubind_status);
@@ -7449,10 +7855,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrlsqvqrHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_ccsrlsqvqr_host(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)
 {
-    cubind__cusolverSpCcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpCcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[406], 406);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpCcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[406], 406, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 406, (int)cubind_status);
@@ -7463,10 +7870,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrlsqvqrHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_zcsrlsqvqr_host(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)
 {
-    cubind__cusolverSpZcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpZcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[407], 407);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrlsqvqrHost_fn cubind_fn = (cubind__cusolverSpZcsrlsqvqrHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[407], 407, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 407, (int)cubind_status);
@@ -7477,10 +7885,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsreigvsiHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_scsreigvsi_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)
 {
-    cubind__cusolverSpScsreigvsiHost_fn cubind_fn = (cubind__cusolverSpScsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[408], 408);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsreigvsiHost_fn cubind_fn = (cubind__cusolverSpScsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[408], 408, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 408, (int)cubind_status);
@@ -7491,10 +7900,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsreigvsiHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_dcsreigvsi_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)
 {
-    cubind__cusolverSpDcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpDcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[409], 409);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpDcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[409], 409, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 409, (int)cubind_status);
@@ -7505,10 +7915,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsreigvsiHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_ccsreigvsi_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)
 {
-    cubind__cusolverSpCcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpCcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[410], 410);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpCcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[410], 410, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 410, (int)cubind_status);
@@ -7519,10 +7930,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsreigvsiHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_zcsreigvsi_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)
 {
-    cubind__cusolverSpZcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpZcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[411], 411);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsreigvsiHost_fn cubind_fn = (cubind__cusolverSpZcsreigvsiHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[411], 411, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 411, (int)cubind_status);
@@ -7533,10 +7945,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsreigvsi_fn)(cusolverSpHandle_t h
 
 cusolverStatus_t cubind_cusolverSp_scsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)
 {
-    cubind__cusolverSpScsreigvsi_fn cubind_fn = (cubind__cusolverSpScsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[412], 412);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsreigvsi_fn cubind_fn = (cubind__cusolverSpScsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[412], 412, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 412, (int)cubind_status);
@@ -7547,10 +7960,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsreigvsi_fn)(cusolverSpHandle_t h
 
 cusolverStatus_t cubind_cusolverSp_dcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)
 {
-    cubind__cusolverSpDcsreigvsi_fn cubind_fn = (cubind__cusolverSpDcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[413], 413);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsreigvsi_fn cubind_fn = (cubind__cusolverSpDcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[413], 413, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 413, (int)cubind_status);
@@ -7561,10 +7975,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsreigvsi_fn)(cusolverSpHandle_t h
 
 cusolverStatus_t cubind_cusolverSp_ccsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)
 {
-    cubind__cusolverSpCcsreigvsi_fn cubind_fn = (cubind__cusolverSpCcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[414], 414);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsreigvsi_fn cubind_fn = (cubind__cusolverSpCcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[414], 414, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 414, (int)cubind_status);
@@ -7575,10 +7990,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsreigvsi_fn)(cusolverSpHandle_t h
 
 cusolverStatus_t cubind_cusolverSp_zcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)
 {
-    cubind__cusolverSpZcsreigvsi_fn cubind_fn = (cubind__cusolverSpZcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[415], 415);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsreigvsi_fn cubind_fn = (cubind__cusolverSpZcsreigvsi_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[415], 415, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 415, (int)cubind_status);
@@ -7589,10 +8005,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsreigsHost_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_scsreigs_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
 {
-    cubind__cusolverSpScsreigsHost_fn cubind_fn = (cubind__cusolverSpScsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[416], 416);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsreigsHost_fn cubind_fn = (cubind__cusolverSpScsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[416], 416, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 416, (int)cubind_status);
@@ -7603,10 +8020,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsreigsHost_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_dcsreigs_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
 {
-    cubind__cusolverSpDcsreigsHost_fn cubind_fn = (cubind__cusolverSpDcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[417], 417);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsreigsHost_fn cubind_fn = (cubind__cusolverSpDcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[417], 417, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 417, (int)cubind_status);
@@ -7617,10 +8035,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsreigsHost_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_ccsreigs_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
 {
-    cubind__cusolverSpCcsreigsHost_fn cubind_fn = (cubind__cusolverSpCcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[418], 418);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsreigsHost_fn cubind_fn = (cubind__cusolverSpCcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[418], 418, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 418, (int)cubind_status);
@@ -7631,10 +8050,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsreigsHost_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_zcsreigs_host(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
 {
-    cubind__cusolverSpZcsreigsHost_fn cubind_fn = (cubind__cusolverSpZcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[419], 419);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsreigsHost_fn cubind_fn = (cubind__cusolverSpZcsreigsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[419], 419, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 419, (int)cubind_status);
@@ -7645,10 +8065,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrsymrcmHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_xcsrsymrcm_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind__cusolverSpXcsrsymrcmHost_fn cubind_fn = (cubind__cusolverSpXcsrsymrcmHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[420], 420);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrsymrcmHost_fn cubind_fn = (cubind__cusolverSpXcsrsymrcmHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[420], 420, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 420, (int)cubind_status);
@@ -7659,10 +8080,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrsymmdqHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_xcsrsymmdq_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind__cusolverSpXcsrsymmdqHost_fn cubind_fn = (cubind__cusolverSpXcsrsymmdqHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[421], 421);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrsymmdqHost_fn cubind_fn = (cubind__cusolverSpXcsrsymmdqHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[421], 421, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 421, (int)cubind_status);
@@ -7673,10 +8095,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrsymamdHost_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_xcsrsymamd_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind__cusolverSpXcsrsymamdHost_fn cubind_fn = (cubind__cusolverSpXcsrsymamdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[422], 422);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrsymamdHost_fn cubind_fn = (cubind__cusolverSpXcsrsymamdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[422], 422, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 422, (int)cubind_status);
@@ -7687,10 +8110,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrmetisndHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_xcsrmetisnd_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)
 {
-    cubind__cusolverSpXcsrmetisndHost_fn cubind_fn = (cubind__cusolverSpXcsrmetisndHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[423], 423);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrmetisndHost_fn cubind_fn = (cubind__cusolverSpXcsrmetisndHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[423], 423, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 423, (int)cubind_status);
@@ -7701,10 +8125,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrzfdHost_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_scsrzfd_host(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind__cusolverSpScsrzfdHost_fn cubind_fn = (cubind__cusolverSpScsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[424], 424);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrzfdHost_fn cubind_fn = (cubind__cusolverSpScsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[424], 424, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 424, (int)cubind_status);
@@ -7715,10 +8140,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrzfdHost_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_dcsrzfd_host(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind__cusolverSpDcsrzfdHost_fn cubind_fn = (cubind__cusolverSpDcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[425], 425);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrzfdHost_fn cubind_fn = (cubind__cusolverSpDcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[425], 425, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 425, (int)cubind_status);
@@ -7729,10 +8155,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrzfdHost_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_ccsrzfd_host(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind__cusolverSpCcsrzfdHost_fn cubind_fn = (cubind__cusolverSpCcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[426], 426);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrzfdHost_fn cubind_fn = (cubind__cusolverSpCcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[426], 426, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 426, (int)cubind_status);
@@ -7743,10 +8170,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrzfdHost_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_zcsrzfd_host(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind__cusolverSpZcsrzfdHost_fn cubind_fn = (cubind__cusolverSpZcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[427], 427);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrzfdHost_fn cubind_fn = (cubind__cusolverSpZcsrzfdHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[427], 427, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 427, (int)cubind_status);
@@ -7757,10 +8185,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrperm_bufferSizeHost_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverSp_xcsrperm_buffer_size_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)
 {
-    cubind__cusolverSpXcsrperm_bufferSizeHost_fn cubind_fn = (cubind__cusolverSpXcsrperm_bufferSizeHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[428], 428);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrperm_bufferSizeHost_fn cubind_fn = (cubind__cusolverSpXcsrperm_bufferSizeHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[428], 428, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 428, (int)cubind_status);
@@ -7771,10 +8200,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrpermHost_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_xcsrperm_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)
 {
-    cubind__cusolverSpXcsrpermHost_fn cubind_fn = (cubind__cusolverSpXcsrpermHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[429], 429);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrpermHost_fn cubind_fn = (cubind__cusolverSpXcsrpermHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[429], 429, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 429, (int)cubind_status);
@@ -7785,10 +8215,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreateCsrqrInfo_fn)(csrqrInfo_t *in
 
 cusolverStatus_t cubind_cusolverSp_create_csrqr_info(csrqrInfo_t *info)
 {
-    cubind__cusolverSpCreateCsrqrInfo_fn cubind_fn = (cubind__cusolverSpCreateCsrqrInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[430], 430);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreateCsrqrInfo_fn cubind_fn = (cubind__cusolverSpCreateCsrqrInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[430], 430, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 430, (int)cubind_status);
@@ -7799,10 +8230,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroyCsrqrInfo_fn)(csrqrInfo_t in
 
 cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info(csrqrInfo_t info)
 {
-    cubind__cusolverSpDestroyCsrqrInfo_fn cubind_fn = (cubind__cusolverSpDestroyCsrqrInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[431], 431);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroyCsrqrInfo_fn cubind_fn = (cubind__cusolverSpDestroyCsrqrInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[431], 431, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 431, (int)cubind_status);
@@ -7813,10 +8245,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrqrAnalysisBatched_fn)(cusolverS
 
 cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_batched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
 {
-    cubind__cusolverSpXcsrqrAnalysisBatched_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysisBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[432], 432);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrqrAnalysisBatched_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysisBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[432], 432, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 432, (int)cubind_status);
@@ -7827,10 +8260,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrBufferInfoBatched_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[433], 433);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[433], 433, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 433, (int)cubind_status);
@@ -7841,10 +8275,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrBufferInfoBatched_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[434], 434);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[434], 434, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 434, (int)cubind_status);
@@ -7855,10 +8290,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrBufferInfoBatched_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[435], 435);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[435], 435, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 435, (int)cubind_status);
@@ -7869,10 +8305,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrBufferInfoBatched_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[436], 436);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrBufferInfoBatched_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfoBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[436], 436, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 436, (int)cubind_status);
@@ -7883,10 +8320,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrsvBatched_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrqrsv_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpScsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[437], 437);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpScsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[437], 437, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 437, (int)cubind_status);
@@ -7897,10 +8335,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrsvBatched_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrqrsv_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpDcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[438], 438);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpDcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[438], 438, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 438, (int)cubind_status);
@@ -7911,10 +8350,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrsvBatched_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrqrsv_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpCcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[439], 439);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpCcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[439], 439, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 439, (int)cubind_status);
@@ -7925,10 +8365,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrsvBatched_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrqrsv_batched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpZcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[440], 440);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrsvBatched_fn cubind_fn = (cubind__cusolverSpZcsrqrsvBatched_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[440], 440, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 440, (int)cubind_status);
@@ -7939,10 +8380,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreateCsrluInfoHost_fn)(csrluInfoHo
 
 cusolverStatus_t cubind_cusolverSp_create_csrlu_info_host(csrluInfoHost_t *info)
 {
-    cubind__cusolverSpCreateCsrluInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrluInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[441], 441);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreateCsrluInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrluInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[441], 441, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 441, (int)cubind_status);
@@ -7953,10 +8395,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroyCsrluInfoHost_fn)(csrluInfoH
 
 cusolverStatus_t cubind_cusolverSp_destroy_csrlu_info_host(csrluInfoHost_t info)
 {
-    cubind__cusolverSpDestroyCsrluInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrluInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[442], 442);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroyCsrluInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrluInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[442], 442, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 442, (int)cubind_status);
@@ -7967,10 +8410,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrluAnalysisHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_xcsrlu_analysis_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info)
 {
-    cubind__cusolverSpXcsrluAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrluAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[443], 443);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrluAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrluAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[443], 443, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 443, (int)cubind_status);
@@ -7981,10 +8425,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrluBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_scsrlu_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[444], 444);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[444], 444, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 444, (int)cubind_status);
@@ -7995,10 +8440,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrluBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_dcsrlu_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[445], 445);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[445], 445, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 445, (int)cubind_status);
@@ -8009,10 +8455,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrluBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_ccsrlu_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[446], 446);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[446], 446, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 446, (int)cubind_status);
@@ -8023,10 +8470,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrluBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_zcsrlu_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[447], 447);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrluBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrluBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[447], 447, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 447, (int)cubind_status);
@@ -8037,10 +8485,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrluFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_scsrlu_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
 {
-    cubind__cusolverSpScsrluFactorHost_fn cubind_fn = (cubind__cusolverSpScsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[448], 448);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrluFactorHost_fn cubind_fn = (cubind__cusolverSpScsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[448], 448, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 448, (int)cubind_status);
@@ -8051,10 +8500,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrluFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_dcsrlu_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
 {
-    cubind__cusolverSpDcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[449], 449);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[449], 449, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 449, (int)cubind_status);
@@ -8065,10 +8515,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrluFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_ccsrlu_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
 {
-    cubind__cusolverSpCcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[450], 450);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[450], 450, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 450, (int)cubind_status);
@@ -8079,10 +8530,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrluFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_zcsrlu_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
 {
-    cubind__cusolverSpZcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[451], 451);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrluFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrluFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[451], 451, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 451, (int)cubind_status);
@@ -8093,10 +8545,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrluZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_scsrlu_zero_pivot_host(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpScsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[452], 452);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[452], 452, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 452, (int)cubind_status);
@@ -8107,10 +8560,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrluZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_dcsrlu_zero_pivot_host(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpDcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[453], 453);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[453], 453, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 453, (int)cubind_status);
@@ -8121,10 +8575,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrluZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_ccsrlu_zero_pivot_host(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpCcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[454], 454);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[454], 454, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 454, (int)cubind_status);
@@ -8135,10 +8590,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrluZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_zcsrlu_zero_pivot_host(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpZcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[455], 455);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrluZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrluZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[455], 455, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 455, (int)cubind_status);
@@ -8149,10 +8605,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrluSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrlu_solve_host(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrluSolveHost_fn cubind_fn = (cubind__cusolverSpScsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[456], 456);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrluSolveHost_fn cubind_fn = (cubind__cusolverSpScsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[456], 456, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 456, (int)cubind_status);
@@ -8163,10 +8620,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrluSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrlu_solve_host(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[457], 457);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[457], 457, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 457, (int)cubind_status);
@@ -8177,10 +8635,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrluSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrlu_solve_host(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[458], 458);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[458], 458, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 458, (int)cubind_status);
@@ -8191,10 +8650,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrluSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrlu_solve_host(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[459], 459);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrluSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrluSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[459], 459, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 459, (int)cubind_status);
@@ -8205,10 +8665,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrluNnzHost_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_xcsrlu_nnz_host(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info)
 {
-    cubind__cusolverSpXcsrluNnzHost_fn cubind_fn = (cubind__cusolverSpXcsrluNnzHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[460], 460);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrluNnzHost_fn cubind_fn = (cubind__cusolverSpXcsrluNnzHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[460], 460, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, nnzLRef, nnzURef, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 460, (int)cubind_status);
@@ -8219,10 +8680,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrluExtractHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_scsrlu_extract_host(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrluExtractHost_fn cubind_fn = (cubind__cusolverSpScsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[461], 461);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrluExtractHost_fn cubind_fn = (cubind__cusolverSpScsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[461], 461, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 461, (int)cubind_status);
@@ -8233,10 +8695,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrluExtractHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_dcsrlu_extract_host(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpDcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[462], 462);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpDcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[462], 462, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 462, (int)cubind_status);
@@ -8247,10 +8710,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrluExtractHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_ccsrlu_extract_host(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpCcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[463], 463);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpCcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[463], 463, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 463, (int)cubind_status);
@@ -8261,10 +8725,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrluExtractHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_zcsrlu_extract_host(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpZcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[464], 464);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrluExtractHost_fn cubind_fn = (cubind__cusolverSpZcsrluExtractHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[464], 464, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 464, (int)cubind_status);
@@ -8275,10 +8740,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreateCsrqrInfoHost_fn)(csrqrInfoHo
 
 cusolverStatus_t cubind_cusolverSp_create_csrqr_info_host(csrqrInfoHost_t *info)
 {
-    cubind__cusolverSpCreateCsrqrInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrqrInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[465], 465);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreateCsrqrInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrqrInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[465], 465, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 465, (int)cubind_status);
@@ -8289,10 +8755,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroyCsrqrInfoHost_fn)(csrqrInfoH
 
 cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_host(csrqrInfoHost_t info)
 {
-    cubind__cusolverSpDestroyCsrqrInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrqrInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[466], 466);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroyCsrqrInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrqrInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[466], 466, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 466, (int)cubind_status);
@@ -8303,10 +8770,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrqrAnalysisHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info)
 {
-    cubind__cusolverSpXcsrqrAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[467], 467);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrqrAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[467], 467, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 467, (int)cubind_status);
@@ -8317,10 +8785,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[468], 468);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[468], 468, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 468, (int)cubind_status);
@@ -8331,10 +8800,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[469], 469);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[469], 469, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 469, (int)cubind_status);
@@ -8345,10 +8815,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[470], 470);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[470], 470, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 470, (int)cubind_status);
@@ -8359,10 +8830,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrBufferInfoHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[471], 471);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[471], 471, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 471, (int)cubind_status);
@@ -8373,10 +8845,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrSetupHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_setup_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info)
 {
-    cubind__cusolverSpScsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpScsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[472], 472);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpScsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[472], 472, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 472, (int)cubind_status);
@@ -8387,10 +8860,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrSetupHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_setup_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info)
 {
-    cubind__cusolverSpDcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpDcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[473], 473);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpDcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[473], 473, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 473, (int)cubind_status);
@@ -8401,10 +8875,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrSetupHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_setup_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info)
 {
-    cubind__cusolverSpCcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpCcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[474], 474);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpCcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[474], 474, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 474, (int)cubind_status);
@@ -8415,10 +8890,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrSetupHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_setup_host(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info)
 {
-    cubind__cusolverSpZcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpZcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[475], 475);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrSetupHost_fn cubind_fn = (cubind__cusolverSpZcsrqrSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[475], 475, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 475, (int)cubind_status);
@@ -8429,10 +8905,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_factor_host(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpScsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[476], 476);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpScsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[476], 476, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 476, (int)cubind_status);
@@ -8443,10 +8920,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_factor_host(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[477], 477);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[477], 477, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 477, (int)cubind_status);
@@ -8457,10 +8935,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_factor_host(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[478], 478);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[478], 478, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 478, (int)cubind_status);
@@ -8471,10 +8950,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrFactorHost_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_factor_host(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[479], 479);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrqrFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[479], 479, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 479, (int)cubind_status);
@@ -8485,10 +8965,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot_host(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpScsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[480], 480);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[480], 480, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 480, (int)cubind_status);
@@ -8499,10 +8980,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot_host(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpDcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[481], 481);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[481], 481, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 481, (int)cubind_status);
@@ -8513,10 +8995,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot_host(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpCcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[482], 482);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[482], 482, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 482, (int)cubind_status);
@@ -8527,10 +9010,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrZeroPivotHost_fn)(cusolverSpH
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot_host(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpZcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[483], 483);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrqrZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[483], 483, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 483, (int)cubind_status);
@@ -8541,10 +9025,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_solve_host(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpScsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[484], 484);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpScsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[484], 484, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 484, (int)cubind_status);
@@ -8555,10 +9040,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_solve_host(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[485], 485);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[485], 485, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 485, (int)cubind_status);
@@ -8569,10 +9055,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_solve_host(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[486], 486);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[486], 486, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 486, (int)cubind_status);
@@ -8583,10 +9070,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrSolveHost_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_solve_host(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[487], 487);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrqrSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[487], 487, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 487, (int)cubind_status);
@@ -8597,10 +9085,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrqrAnalysis_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
 {
-    cubind__cusolverSpXcsrqrAnalysis_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysis_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[488], 488);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrqrAnalysis_fn cubind_fn = (cubind__cusolverSpXcsrqrAnalysis_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[488], 488, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 488, (int)cubind_status);
@@ -8611,10 +9100,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrBufferInfo_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[489], 489);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpScsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[489], 489, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 489, (int)cubind_status);
@@ -8625,10 +9115,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrBufferInfo_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[490], 490);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpDcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[490], 490, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 490, (int)cubind_status);
@@ -8639,10 +9130,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrBufferInfo_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[491], 491);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpCcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[491], 491, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 491, (int)cubind_status);
@@ -8653,10 +9145,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrBufferInfo_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[492], 492);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrBufferInfo_fn cubind_fn = (cubind__cusolverSpZcsrqrBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[492], 492, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 492, (int)cubind_status);
@@ -8667,10 +9160,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrSetup_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_setup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info)
 {
-    cubind__cusolverSpScsrqrSetup_fn cubind_fn = (cubind__cusolverSpScsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[493], 493);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrSetup_fn cubind_fn = (cubind__cusolverSpScsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[493], 493, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 493, (int)cubind_status);
@@ -8681,10 +9175,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrSetup_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_setup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info)
 {
-    cubind__cusolverSpDcsrqrSetup_fn cubind_fn = (cubind__cusolverSpDcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[494], 494);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrSetup_fn cubind_fn = (cubind__cusolverSpDcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[494], 494, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 494, (int)cubind_status);
@@ -8695,10 +9190,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrSetup_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_setup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info)
 {
-    cubind__cusolverSpCcsrqrSetup_fn cubind_fn = (cubind__cusolverSpCcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[495], 495);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrSetup_fn cubind_fn = (cubind__cusolverSpCcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[495], 495, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 495, (int)cubind_status);
@@ -8709,10 +9205,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrSetup_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_setup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info)
 {
-    cubind__cusolverSpZcsrqrSetup_fn cubind_fn = (cubind__cusolverSpZcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[496], 496);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrSetup_fn cubind_fn = (cubind__cusolverSpZcsrqrSetup_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[496], 496, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 496, (int)cubind_status);
@@ -8723,10 +9220,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrFactor_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_factor(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrqrFactor_fn cubind_fn = (cubind__cusolverSpScsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[497], 497);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrFactor_fn cubind_fn = (cubind__cusolverSpScsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[497], 497, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 497, (int)cubind_status);
@@ -8737,10 +9235,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrFactor_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_factor(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrqrFactor_fn cubind_fn = (cubind__cusolverSpDcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[498], 498);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrFactor_fn cubind_fn = (cubind__cusolverSpDcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[498], 498, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 498, (int)cubind_status);
@@ -8751,10 +9250,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrFactor_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_factor(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrqrFactor_fn cubind_fn = (cubind__cusolverSpCcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[499], 499);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrFactor_fn cubind_fn = (cubind__cusolverSpCcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[499], 499, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 499, (int)cubind_status);
@@ -8765,10 +9265,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrFactor_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_factor(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrqrFactor_fn cubind_fn = (cubind__cusolverSpZcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[500], 500);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrFactor_fn cubind_fn = (cubind__cusolverSpZcsrqrFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[500], 500, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 500, (int)cubind_status);
@@ -8779,10 +9280,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrZeroPivot_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
 {
-    cubind__cusolverSpScsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpScsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[501], 501);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpScsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[501], 501, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 501, (int)cubind_status);
@@ -8793,10 +9295,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrZeroPivot_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
 {
-    cubind__cusolverSpDcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpDcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[502], 502);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpDcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[502], 502, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 502, (int)cubind_status);
@@ -8807,10 +9310,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrZeroPivot_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
 {
-    cubind__cusolverSpCcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpCcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[503], 503);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpCcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[503], 503, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 503, (int)cubind_status);
@@ -8821,10 +9325,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrZeroPivot_fn)(cusolverSpHandl
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
 {
-    cubind__cusolverSpZcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpZcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[504], 504);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrZeroPivot_fn cubind_fn = (cubind__cusolverSpZcsrqrZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[504], 504, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 504, (int)cubind_status);
@@ -8835,10 +9340,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrqrSolve_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_scsrqr_solve(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrqrSolve_fn cubind_fn = (cubind__cusolverSpScsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[505], 505);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrqrSolve_fn cubind_fn = (cubind__cusolverSpScsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[505], 505, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 505, (int)cubind_status);
@@ -8849,10 +9355,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrqrSolve_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_dcsrqr_solve(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrqrSolve_fn cubind_fn = (cubind__cusolverSpDcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[506], 506);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrqrSolve_fn cubind_fn = (cubind__cusolverSpDcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[506], 506, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 506, (int)cubind_status);
@@ -8863,10 +9370,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrqrSolve_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_ccsrqr_solve(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrqrSolve_fn cubind_fn = (cubind__cusolverSpCcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[507], 507);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrqrSolve_fn cubind_fn = (cubind__cusolverSpCcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[507], 507, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 507, (int)cubind_status);
@@ -8877,10 +9385,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrqrSolve_fn)(cusolverSpHandle_t 
 
 cusolverStatus_t cubind_cusolverSp_zcsrqr_solve(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrqrSolve_fn cubind_fn = (cubind__cusolverSpZcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[508], 508);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrqrSolve_fn cubind_fn = (cubind__cusolverSpZcsrqrSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[508], 508, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 508, (int)cubind_status);
@@ -8891,10 +9400,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreateCsrcholInfoHost_fn)(csrcholIn
 
 cusolverStatus_t cubind_cusolverSp_create_csrchol_info_host(csrcholInfoHost_t *info)
 {
-    cubind__cusolverSpCreateCsrcholInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrcholInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[509], 509);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreateCsrcholInfoHost_fn cubind_fn = (cubind__cusolverSpCreateCsrcholInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[509], 509, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 509, (int)cubind_status);
@@ -8905,10 +9415,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroyCsrcholInfoHost_fn)(csrcholI
 
 cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_host(csrcholInfoHost_t info)
 {
-    cubind__cusolverSpDestroyCsrcholInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrcholInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[510], 510);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroyCsrcholInfoHost_fn cubind_fn = (cubind__cusolverSpDestroyCsrcholInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[510], 510, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 510, (int)cubind_status);
@@ -8919,10 +9430,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrcholAnalysisHost_fn)(cusolverSp
 
 cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info)
 {
-    cubind__cusolverSpXcsrcholAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrcholAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[511], 511);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrcholAnalysisHost_fn cubind_fn = (cubind__cusolverSpXcsrcholAnalysisHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[511], 511, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 511, (int)cubind_status);
@@ -8933,10 +9445,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholBufferInfoHost_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[512], 512);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpScsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[512], 512, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 512, (int)cubind_status);
@@ -8947,10 +9460,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholBufferInfoHost_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[513], 513);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpDcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[513], 513, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 513, (int)cubind_status);
@@ -8961,10 +9475,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholBufferInfoHost_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[514], 514);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpCcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[514], 514, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 514, (int)cubind_status);
@@ -8975,10 +9490,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholBufferInfoHost_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[515], 515);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholBufferInfoHost_fn cubind_fn = (cubind__cusolverSpZcsrcholBufferInfoHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[515], 515, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 515, (int)cubind_status);
@@ -8989,10 +9505,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholFactorHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpScsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[516], 516);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpScsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[516], 516, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 516, (int)cubind_status);
@@ -9003,10 +9520,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholFactorHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[517], 517);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpDcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[517], 517, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 517, (int)cubind_status);
@@ -9017,10 +9535,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholFactorHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[518], 518);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpCcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[518], 518, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 518, (int)cubind_status);
@@ -9031,10 +9550,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholFactorHost_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_host(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[519], 519);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholFactorHost_fn cubind_fn = (cubind__cusolverSpZcsrcholFactorHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[519], 519, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 519, (int)cubind_status);
@@ -9045,10 +9565,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholZeroPivotHost_fn)(cusolverS
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_host(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpScsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[520], 520);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpScsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[520], 520, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 520, (int)cubind_status);
@@ -9059,10 +9580,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholZeroPivotHost_fn)(cusolverS
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_host(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpDcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[521], 521);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpDcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[521], 521, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 521, (int)cubind_status);
@@ -9073,10 +9595,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholZeroPivotHost_fn)(cusolverS
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_host(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
 {
-    cubind__cusolverSpCcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[522], 522);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpCcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[522], 522, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 522, (int)cubind_status);
@@ -9087,10 +9610,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholZeroPivotHost_fn)(cusolverS
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_host(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
 {
-    cubind__cusolverSpZcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[523], 523);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholZeroPivotHost_fn cubind_fn = (cubind__cusolverSpZcsrcholZeroPivotHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[523], 523, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 523, (int)cubind_status);
@@ -9101,10 +9625,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholSolveHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_solve_host(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpScsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[524], 524);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpScsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[524], 524, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 524, (int)cubind_status);
@@ -9115,10 +9640,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholSolveHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_host(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[525], 525);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpDcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[525], 525, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 525, (int)cubind_status);
@@ -9129,10 +9655,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholSolveHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_host(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[526], 526);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpCcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[526], 526, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 526, (int)cubind_status);
@@ -9143,10 +9670,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholSolveHost_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_host(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[527], 527);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholSolveHost_fn cubind_fn = (cubind__cusolverSpZcsrcholSolveHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[527], 527, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 527, (int)cubind_status);
@@ -9157,10 +9685,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCreateCsrcholInfo_fn)(csrcholInfo_t
 
 cusolverStatus_t cubind_cusolverSp_create_csrchol_info(csrcholInfo_t *info)
 {
-    cubind__cusolverSpCreateCsrcholInfo_fn cubind_fn = (cubind__cusolverSpCreateCsrcholInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[528], 528);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCreateCsrcholInfo_fn cubind_fn = (cubind__cusolverSpCreateCsrcholInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[528], 528, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 528, (int)cubind_status);
@@ -9171,10 +9700,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDestroyCsrcholInfo_fn)(csrcholInfo_
 
 cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info(csrcholInfo_t info)
 {
-    cubind__cusolverSpDestroyCsrcholInfo_fn cubind_fn = (cubind__cusolverSpDestroyCsrcholInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[529], 529);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDestroyCsrcholInfo_fn cubind_fn = (cubind__cusolverSpDestroyCsrcholInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[529], 529, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 529, (int)cubind_status);
@@ -9185,10 +9715,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpXcsrcholAnalysis_fn)(cusolverSpHand
 
 cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info)
 {
-    cubind__cusolverSpXcsrcholAnalysis_fn cubind_fn = (cubind__cusolverSpXcsrcholAnalysis_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[530], 530);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpXcsrcholAnalysis_fn cubind_fn = (cubind__cusolverSpXcsrcholAnalysis_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[530], 530, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 530, (int)cubind_status);
@@ -9199,10 +9730,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholBufferInfo_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpScsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpScsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[531], 531);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpScsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[531], 531, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 531, (int)cubind_status);
@@ -9213,10 +9745,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholBufferInfo_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpDcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpDcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[532], 532);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpDcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[532], 532, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 532, (int)cubind_status);
@@ -9227,10 +9760,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholBufferInfo_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpCcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpCcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[533], 533);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpCcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[533], 533, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 533, (int)cubind_status);
@@ -9241,10 +9775,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholBufferInfo_fn)(cusolverSpHa
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind__cusolverSpZcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpZcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[534], 534);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholBufferInfo_fn cubind_fn = (cubind__cusolverSpZcsrcholBufferInfo_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[534], 534, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 534, (int)cubind_status);
@@ -9255,10 +9790,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholFactor_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_factor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrcholFactor_fn cubind_fn = (cubind__cusolverSpScsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[535], 535);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholFactor_fn cubind_fn = (cubind__cusolverSpScsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[535], 535, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 535, (int)cubind_status);
@@ -9269,10 +9805,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholFactor_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_factor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrcholFactor_fn cubind_fn = (cubind__cusolverSpDcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[536], 536);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholFactor_fn cubind_fn = (cubind__cusolverSpDcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[536], 536, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 536, (int)cubind_status);
@@ -9283,10 +9820,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholFactor_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_factor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrcholFactor_fn cubind_fn = (cubind__cusolverSpCcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[537], 537);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholFactor_fn cubind_fn = (cubind__cusolverSpCcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[537], 537, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 537, (int)cubind_status);
@@ -9297,10 +9835,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholFactor_fn)(cusolverSpHandle
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_factor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrcholFactor_fn cubind_fn = (cubind__cusolverSpZcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[538], 538);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholFactor_fn cubind_fn = (cubind__cusolverSpZcsrcholFactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[538], 538, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 538, (int)cubind_status);
@@ -9311,10 +9850,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholZeroPivot_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
 {
-    cubind__cusolverSpScsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpScsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[539], 539);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpScsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[539], 539, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 539, (int)cubind_status);
@@ -9325,10 +9865,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholZeroPivot_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
 {
-    cubind__cusolverSpDcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpDcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[540], 540);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpDcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[540], 540, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 540, (int)cubind_status);
@@ -9339,10 +9880,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholZeroPivot_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
 {
-    cubind__cusolverSpCcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpCcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[541], 541);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpCcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[541], 541, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 541, (int)cubind_status);
@@ -9353,10 +9895,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholZeroPivot_fn)(cusolverSpHan
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
 {
-    cubind__cusolverSpZcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpZcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[542], 542);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholZeroPivot_fn cubind_fn = (cubind__cusolverSpZcsrcholZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[542], 542, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 542, (int)cubind_status);
@@ -9367,10 +9910,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholSolve_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_solve(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpScsrcholSolve_fn cubind_fn = (cubind__cusolverSpScsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[543], 543);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholSolve_fn cubind_fn = (cubind__cusolverSpScsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[543], 543, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 543, (int)cubind_status);
@@ -9381,10 +9925,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholSolve_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_solve(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpDcsrcholSolve_fn cubind_fn = (cubind__cusolverSpDcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[544], 544);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholSolve_fn cubind_fn = (cubind__cusolverSpDcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[544], 544, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 544, (int)cubind_status);
@@ -9395,10 +9940,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholSolve_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_solve(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpCcsrcholSolve_fn cubind_fn = (cubind__cusolverSpCcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[545], 545);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholSolve_fn cubind_fn = (cubind__cusolverSpCcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[545], 545, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 545, (int)cubind_status);
@@ -9409,10 +9955,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholSolve_fn)(cusolverSpHandle_
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_solve(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind__cusolverSpZcsrcholSolve_fn cubind_fn = (cubind__cusolverSpZcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[546], 546);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholSolve_fn cubind_fn = (cubind__cusolverSpZcsrcholSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[546], 546, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 546, (int)cubind_status);
@@ -9423,10 +9970,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpScsrcholDiag_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_scsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
 {
-    cubind__cusolverSpScsrcholDiag_fn cubind_fn = (cubind__cusolverSpScsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[547], 547);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpScsrcholDiag_fn cubind_fn = (cubind__cusolverSpScsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[547], 547, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 547, (int)cubind_status);
@@ -9437,10 +9985,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpDcsrcholDiag_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_dcsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
 {
-    cubind__cusolverSpDcsrcholDiag_fn cubind_fn = (cubind__cusolverSpDcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[548], 548);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpDcsrcholDiag_fn cubind_fn = (cubind__cusolverSpDcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[548], 548, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 548, (int)cubind_status);
@@ -9451,10 +10000,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpCcsrcholDiag_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_ccsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
 {
-    cubind__cusolverSpCcsrcholDiag_fn cubind_fn = (cubind__cusolverSpCcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[549], 549);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpCcsrcholDiag_fn cubind_fn = (cubind__cusolverSpCcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[549], 549, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 549, (int)cubind_status);
@@ -9465,10 +10015,11 @@ typedef cusolverStatus_t (*cubind__cusolverSpZcsrcholDiag_fn)(cusolverSpHandle_t
 
 cusolverStatus_t cubind_cusolverSp_zcsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
 {
-    cubind__cusolverSpZcsrcholDiag_fn cubind_fn = (cubind__cusolverSpZcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[550], 550);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverSpZcsrcholDiag_fn cubind_fn = (cubind__cusolverSpZcsrcholDiag_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[550], 550, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 550, (int)cubind_status);
@@ -9479,10 +10030,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfCreate_fn)(cusolverRfHandle_t *hand
 
 cusolverStatus_t cubind_cusolverRf_create(cusolverRfHandle_t *handle)
 {
-    cubind__cusolverRfCreate_fn cubind_fn = (cubind__cusolverRfCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[551], 551);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfCreate_fn cubind_fn = (cubind__cusolverRfCreate_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[551], 551, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 551, (int)cubind_status);
@@ -9493,10 +10045,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfDestroy_fn)(cusolverRfHandle_t hand
 
 cusolverStatus_t cubind_cusolverRf_destroy(cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfDestroy_fn cubind_fn = (cubind__cusolverRfDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[552], 552);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfDestroy_fn cubind_fn = (cubind__cusolverRfDestroy_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[552], 552, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 552, (int)cubind_status);
@@ -9507,10 +10060,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfGetMatrixFormat_fn)(cusolverRfHandl
 
 cusolverStatus_t cubind_cusolverRf_get_matrix_format(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)
 {
-    cubind__cusolverRfGetMatrixFormat_fn cubind_fn = (cubind__cusolverRfGetMatrixFormat_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[553], 553);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfGetMatrixFormat_fn cubind_fn = (cubind__cusolverRfGetMatrixFormat_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[553], 553, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, format, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 553, (int)cubind_status);
@@ -9521,10 +10075,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetMatrixFormat_fn)(cusolverRfHandl
 
 cusolverStatus_t cubind_cusolverRf_set_matrix_format(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)
 {
-    cubind__cusolverRfSetMatrixFormat_fn cubind_fn = (cubind__cusolverRfSetMatrixFormat_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[554], 554);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetMatrixFormat_fn cubind_fn = (cubind__cusolverRfSetMatrixFormat_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[554], 554, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, format, diag);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 554, (int)cubind_status);
@@ -9535,10 +10090,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetNumericProperties_fn)(cusolverRf
 
 cusolverStatus_t cubind_cusolverRf_set_numeric_properties(cusolverRfHandle_t handle, double zero, double boost)
 {
-    cubind__cusolverRfSetNumericProperties_fn cubind_fn = (cubind__cusolverRfSetNumericProperties_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[555], 555);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetNumericProperties_fn cubind_fn = (cubind__cusolverRfSetNumericProperties_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[555], 555, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, zero, boost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 555, (int)cubind_status);
@@ -9549,10 +10105,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfGetNumericProperties_fn)(cusolverRf
 
 cusolverStatus_t cubind_cusolverRf_get_numeric_properties(cusolverRfHandle_t handle, double *zero, double *boost)
 {
-    cubind__cusolverRfGetNumericProperties_fn cubind_fn = (cubind__cusolverRfGetNumericProperties_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[556], 556);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfGetNumericProperties_fn cubind_fn = (cubind__cusolverRfGetNumericProperties_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[556], 556, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, zero, boost);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 556, (int)cubind_status);
@@ -9563,10 +10120,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfGetNumericBoostReport_fn)(cusolverR
 
 cusolverStatus_t cubind_cusolverRf_get_numeric_boost_report(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)
 {
-    cubind__cusolverRfGetNumericBoostReport_fn cubind_fn = (cubind__cusolverRfGetNumericBoostReport_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[557], 557);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfGetNumericBoostReport_fn cubind_fn = (cubind__cusolverRfGetNumericBoostReport_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[557], 557, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, report);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 557, (int)cubind_status);
@@ -9577,10 +10135,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetAlgs_fn)(cusolverRfHandle_t hand
 
 cusolverStatus_t cubind_cusolverRf_set_algs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)
 {
-    cubind__cusolverRfSetAlgs_fn cubind_fn = (cubind__cusolverRfSetAlgs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[558], 558);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetAlgs_fn cubind_fn = (cubind__cusolverRfSetAlgs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[558], 558, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, factAlg, solveAlg);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 558, (int)cubind_status);
@@ -9591,10 +10150,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfGetAlgs_fn)(cusolverRfHandle_t hand
 
 cusolverStatus_t cubind_cusolverRf_get_algs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)
 {
-    cubind__cusolverRfGetAlgs_fn cubind_fn = (cubind__cusolverRfGetAlgs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[559], 559);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfGetAlgs_fn cubind_fn = (cubind__cusolverRfGetAlgs_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[559], 559, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, factAlg, solveAlg);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 559, (int)cubind_status);
@@ -9605,10 +10165,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfGetResetValuesFastMode_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverRf_get_reset_values_fast_mode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)
 {
-    cubind__cusolverRfGetResetValuesFastMode_fn cubind_fn = (cubind__cusolverRfGetResetValuesFastMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[560], 560);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfGetResetValuesFastMode_fn cubind_fn = (cubind__cusolverRfGetResetValuesFastMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[560], 560, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, fastMode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 560, (int)cubind_status);
@@ -9619,10 +10180,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetResetValuesFastMode_fn)(cusolver
 
 cusolverStatus_t cubind_cusolverRf_set_reset_values_fast_mode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)
 {
-    cubind__cusolverRfSetResetValuesFastMode_fn cubind_fn = (cubind__cusolverRfSetResetValuesFastMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[561], 561);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetResetValuesFastMode_fn cubind_fn = (cubind__cusolverRfSetResetValuesFastMode_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[561], 561, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, fastMode);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 561, (int)cubind_status);
@@ -9633,10 +10195,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetupHost_fn)(int n, int nnzA, int 
 
 cusolverStatus_t cubind_cusolverRf_setup_host(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfSetupHost_fn cubind_fn = (cubind__cusolverRfSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[562], 562);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetupHost_fn cubind_fn = (cubind__cusolverRfSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[562], 562, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 562, (int)cubind_status);
@@ -9647,10 +10210,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSetupDevice_fn)(int n, int nnzA, in
 
 cusolverStatus_t cubind_cusolverRf_setup_device(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfSetupDevice_fn cubind_fn = (cubind__cusolverRfSetupDevice_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[563], 563);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSetupDevice_fn cubind_fn = (cubind__cusolverRfSetupDevice_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[563], 563, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 563, (int)cubind_status);
@@ -9661,10 +10225,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfResetValues_fn)(int n, int nnzA, in
 
 cusolverStatus_t cubind_cusolverRf_reset_values(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfResetValues_fn cubind_fn = (cubind__cusolverRfResetValues_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[564], 564);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfResetValues_fn cubind_fn = (cubind__cusolverRfResetValues_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[564], 564, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 564, (int)cubind_status);
@@ -9675,10 +10240,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfAnalyze_fn)(cusolverRfHandle_t hand
 
 cusolverStatus_t cubind_cusolverRf_analyze(cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfAnalyze_fn cubind_fn = (cubind__cusolverRfAnalyze_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[565], 565);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfAnalyze_fn cubind_fn = (cubind__cusolverRfAnalyze_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[565], 565, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 565, (int)cubind_status);
@@ -9689,10 +10255,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfRefactor_fn)(cusolverRfHandle_t han
 
 cusolverStatus_t cubind_cusolverRf_refactor(cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfRefactor_fn cubind_fn = (cubind__cusolverRfRefactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[566], 566);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfRefactor_fn cubind_fn = (cubind__cusolverRfRefactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[566], 566, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 566, (int)cubind_status);
@@ -9703,10 +10270,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfAccessBundledFactorsDevice_fn)(cuso
 
 cusolverStatus_t cubind_cusolverRf_access_bundled_factors_device(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)
 {
-    cubind__cusolverRfAccessBundledFactorsDevice_fn cubind_fn = (cubind__cusolverRfAccessBundledFactorsDevice_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[567], 567);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfAccessBundledFactorsDevice_fn cubind_fn = (cubind__cusolverRfAccessBundledFactorsDevice_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[567], 567, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, nnzM, Mp, Mi, Mx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 567, (int)cubind_status);
@@ -9717,10 +10285,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfExtractBundledFactorsHost_fn)(cusol
 
 cusolverStatus_t cubind_cusolverRf_extract_bundled_factors_host(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)
 {
-    cubind__cusolverRfExtractBundledFactorsHost_fn cubind_fn = (cubind__cusolverRfExtractBundledFactorsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[568], 568);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfExtractBundledFactorsHost_fn cubind_fn = (cubind__cusolverRfExtractBundledFactorsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[568], 568, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 568, (int)cubind_status);
@@ -9731,10 +10300,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfExtractSplitFactorsHost_fn)(cusolve
 
 cusolverStatus_t cubind_cusolverRf_extract_split_factors_host(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)
 {
-    cubind__cusolverRfExtractSplitFactorsHost_fn cubind_fn = (cubind__cusolverRfExtractSplitFactorsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[569], 569);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfExtractSplitFactorsHost_fn cubind_fn = (cubind__cusolverRfExtractSplitFactorsHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[569], 569, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 569, (int)cubind_status);
@@ -9745,10 +10315,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfSolve_fn)(cusolverRfHandle_t handle
 
 cusolverStatus_t cubind_cusolverRf_solve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)
 {
-    cubind__cusolverRfSolve_fn cubind_fn = (cubind__cusolverRfSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[570], 570);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfSolve_fn cubind_fn = (cubind__cusolverRfSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[570], 570, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 570, (int)cubind_status);
@@ -9759,10 +10330,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchSetupHost_fn)(int batchSize, i
 
 cusolverStatus_t cubind_cusolverRf_batch_setup_host(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfBatchSetupHost_fn cubind_fn = (cubind__cusolverRfBatchSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[571], 571);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchSetupHost_fn cubind_fn = (cubind__cusolverRfBatchSetupHost_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[571], 571, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 571, (int)cubind_status);
@@ -9773,10 +10345,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchResetValues_fn)(int batchSize,
 
 cusolverStatus_t cubind_cusolverRf_batch_reset_values(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfBatchResetValues_fn cubind_fn = (cubind__cusolverRfBatchResetValues_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[572], 572);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchResetValues_fn cubind_fn = (cubind__cusolverRfBatchResetValues_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[572], 572, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 572, (int)cubind_status);
@@ -9787,10 +10360,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchAnalyze_fn)(cusolverRfHandle_t
 
 cusolverStatus_t cubind_cusolverRf_batch_analyze(cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfBatchAnalyze_fn cubind_fn = (cubind__cusolverRfBatchAnalyze_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[573], 573);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchAnalyze_fn cubind_fn = (cubind__cusolverRfBatchAnalyze_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[573], 573, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 573, (int)cubind_status);
@@ -9801,10 +10375,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchRefactor_fn)(cusolverRfHandle_
 
 cusolverStatus_t cubind_cusolverRf_batch_refactor(cusolverRfHandle_t handle)
 {
-    cubind__cusolverRfBatchRefactor_fn cubind_fn = (cubind__cusolverRfBatchRefactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[574], 574);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchRefactor_fn cubind_fn = (cubind__cusolverRfBatchRefactor_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[574], 574, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 574, (int)cubind_status);
@@ -9815,10 +10390,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchSolve_fn)(cusolverRfHandle_t h
 
 cusolverStatus_t cubind_cusolverRf_batch_solve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf)
 {
-    cubind__cusolverRfBatchSolve_fn cubind_fn = (cubind__cusolverRfBatchSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[575], 575);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchSolve_fn cubind_fn = (cubind__cusolverRfBatchSolve_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[575], 575, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 575, (int)cubind_status);
@@ -9829,10 +10405,11 @@ typedef cusolverStatus_t (*cubind__cusolverRfBatchZeroPivot_fn)(cusolverRfHandle
 
 cusolverStatus_t cubind_cusolverRf_batch_zero_pivot(cusolverRfHandle_t handle, int *position)
 {
-    cubind__cusolverRfBatchZeroPivot_fn cubind_fn = (cubind__cusolverRfBatchZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[576], 576);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverRfBatchZeroPivot_fn cubind_fn = (cubind__cusolverRfBatchZeroPivot_fn)cubind__symbol(&cubind__cusolver_symbols, &slots[576], 576, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolver_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolver_symbols, 576, (int)cubind_status);

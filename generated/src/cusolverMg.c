@@ -88,10 +88,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *hand
 
 cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 {
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[0], 0, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 0, (int)cubind_status);
@@ -102,10 +103,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 {
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[1], 1, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 1, (int)cubind_status);
@@ -116,10 +118,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t
 
 cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[2], 2, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 2, (int)cubind_status);
@@ -130,10 +133,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_
 
 cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[3], 3, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 3, (int)cubind_status);
@@ -144,10 +148,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t gri
 
 cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[4], 4, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 4, (int)cubind_status);
@@ -158,10 +163,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatri
 
 cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[5], 5, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 5, (int)cubind_status);
@@ -172,10 +178,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatr
 
 cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[6], 6, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(desc);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 6, (int)cubind_status);
@@ -186,10 +193,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[7], 7, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 7, (int)cubind_status);
@@ -200,10 +208,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[8], 8, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 8, (int)cubind_status);
@@ -214,10 +223,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[9], 9, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 9, (int)cubind_status);
@@ -228,10 +238,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[10], 10, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 10, (int)cubind_status);
@@ -242,10 +253,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[11], 11, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 11, (int)cubind_status);
@@ -256,10 +268,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[12], 12, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 12, (int)cubind_status);
@@ -270,10 +283,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[13], 13, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 13, (int)cubind_status);
@@ -284,10 +298,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[14], 14, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 14, (int)cubind_status);
@@ -298,10 +313,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[15], 15, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 15, (int)cubind_status);
@@ -312,10 +328,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[16], 16, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 16, (int)cubind_status);
@@ -326,10 +343,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHand
 
 cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[17], 17, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 17, (int)cubind_status);
@@ -340,10 +358,11 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle
 
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[18], 18, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusolverStatus_t)cubind__unavailable_status(&cubind__cusolverMg_symbols);
+        return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 18, (int)cubind_status);

@@ -1411,10 +1411,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreate_fn)(cusparseHandle_t *handle);
 
 cusparseStatus_t cubind_cusparse_create(cusparseHandle_t *handle)
 {
-    cubind__cusparseCreate_fn cubind_fn = (cubind__cusparseCreate_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreate_fn cubind_fn = (cubind__cusparseCreate_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[0], 0, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 0, (int)cubind_status);
@@ -1425,10 +1426,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroy_fn)(cusparseHandle_t handle);
 
 cusparseStatus_t cubind_cusparse_destroy(cusparseHandle_t handle)
 {
-    cubind__cusparseDestroy_fn cubind_fn = (cubind__cusparseDestroy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroy_fn cubind_fn = (cubind__cusparseDestroy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[1], 1, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 1, (int)cubind_status);
@@ -1439,10 +1441,11 @@ typedef cusparseStatus_t (*cubind__cusparseGetVersion_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_get_version(cusparseHandle_t handle, int *version)
 {
-    cubind__cusparseGetVersion_fn cubind_fn = (cubind__cusparseGetVersion_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseGetVersion_fn cubind_fn = (cubind__cusparseGetVersion_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[2], 2, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, version);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 2, (int)cubind_status);
@@ -1453,10 +1456,11 @@ typedef cusparseStatus_t (*cubind__cusparseGetProperty_fn)(libraryPropertyType t
 
 cusparseStatus_t cubind_cusparse_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cusparseGetProperty_fn cubind_fn = (cubind__cusparseGetProperty_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseGetProperty_fn cubind_fn = (cubind__cusparseGetProperty_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[3], 3, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 3, (int)cubind_status);
@@ -1467,7 +1471,7 @@ typedef const char *(*cubind__cusparseGetErrorName_fn)(cusparseStatus_t status);
 
 const char *cubind_cusparse_get_error_name(cusparseStatus_t status)
 {
-    cubind__cusparseGetErrorName_fn cubind_fn = (cubind__cusparseGetErrorName_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[4], 4);
+    cubind__cusparseGetErrorName_fn cubind_fn = (cubind__cusparseGetErrorName_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -1477,7 +1481,7 @@ typedef const char *(*cubind__cusparseGetErrorString_fn)(cusparseStatus_t status
 
 const char *cubind_cusparse_get_error_string(cusparseStatus_t status)
 {
-    cubind__cusparseGetErrorString_fn cubind_fn = (cubind__cusparseGetErrorString_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[5], 5);
+    cubind__cusparseGetErrorString_fn cubind_fn = (cubind__cusparseGetErrorString_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[5], 5, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(status);
@@ -1487,10 +1491,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetStream_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_set_stream(cusparseHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cusparseSetStream_fn cubind_fn = (cubind__cusparseSetStream_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetStream_fn cubind_fn = (cubind__cusparseSetStream_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[6], 6, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 6, (int)cubind_status);
@@ -1501,10 +1506,11 @@ typedef cusparseStatus_t (*cubind__cusparseGetStream_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_get_stream(cusparseHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cusparseGetStream_fn cubind_fn = (cubind__cusparseGetStream_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseGetStream_fn cubind_fn = (cubind__cusparseGetStream_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[7], 7, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 7, (int)cubind_status);
@@ -1515,10 +1521,11 @@ typedef cusparseStatus_t (*cubind__cusparseGetPointerMode_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_get_pointer_mode(cusparseHandle_t handle, cusparsePointerMode_t *mode)
 {
-    cubind__cusparseGetPointerMode_fn cubind_fn = (cubind__cusparseGetPointerMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseGetPointerMode_fn cubind_fn = (cubind__cusparseGetPointerMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[8], 8, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 8, (int)cubind_status);
@@ -1529,10 +1536,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetPointerMode_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_set_pointer_mode(cusparseHandle_t handle, cusparsePointerMode_t mode)
 {
-    cubind__cusparseSetPointerMode_fn cubind_fn = (cubind__cusparseSetPointerMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetPointerMode_fn cubind_fn = (cubind__cusparseSetPointerMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[9], 9, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 9, (int)cubind_status);
@@ -1543,10 +1551,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerSetCallback_fn)(cusparseLoggerC
 
 cusparseStatus_t cubind_cusparse_logger_set_callback(cusparseLoggerCallback_t callback)
 {
-    cubind__cusparseLoggerSetCallback_fn cubind_fn = (cubind__cusparseLoggerSetCallback_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerSetCallback_fn cubind_fn = (cubind__cusparseLoggerSetCallback_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[10], 10, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 10, (int)cubind_status);
@@ -1557,10 +1566,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerSetFile_fn)(FILE *file);
 
 cusparseStatus_t cubind_cusparse_logger_set_file(FILE *file)
 {
-    cubind__cusparseLoggerSetFile_fn cubind_fn = (cubind__cusparseLoggerSetFile_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerSetFile_fn cubind_fn = (cubind__cusparseLoggerSetFile_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[11], 11, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 11, (int)cubind_status);
@@ -1571,10 +1581,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerOpenFile_fn)(const char *logFil
 
 cusparseStatus_t cubind_cusparse_logger_open_file(const char *logFile)
 {
-    cubind__cusparseLoggerOpenFile_fn cubind_fn = (cubind__cusparseLoggerOpenFile_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerOpenFile_fn cubind_fn = (cubind__cusparseLoggerOpenFile_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[12], 12, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 12, (int)cubind_status);
@@ -1585,10 +1596,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerSetLevel_fn)(int level);
 
 cusparseStatus_t cubind_cusparse_logger_set_level(int level)
 {
-    cubind__cusparseLoggerSetLevel_fn cubind_fn = (cubind__cusparseLoggerSetLevel_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerSetLevel_fn cubind_fn = (cubind__cusparseLoggerSetLevel_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[13], 13, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 13, (int)cubind_status);
@@ -1599,10 +1611,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerSetMask_fn)(int mask);
 
 cusparseStatus_t cubind_cusparse_logger_set_mask(int mask)
 {
-    cubind__cusparseLoggerSetMask_fn cubind_fn = (cubind__cusparseLoggerSetMask_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerSetMask_fn cubind_fn = (cubind__cusparseLoggerSetMask_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[14], 14, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 14, (int)cubind_status);
@@ -1613,10 +1626,11 @@ typedef cusparseStatus_t (*cubind__cusparseLoggerForceDisable_fn)(void);
 
 cusparseStatus_t cubind_cusparse_logger_force_disable(void)
 {
-    cubind__cusparseLoggerForceDisable_fn cubind_fn = (cubind__cusparseLoggerForceDisable_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseLoggerForceDisable_fn cubind_fn = (cubind__cusparseLoggerForceDisable_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[15], 15, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 15, (int)cubind_status);
@@ -1627,10 +1641,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateMatDescr_fn)(cusparseMatDescr_t
 
 cusparseStatus_t cubind_cusparse_create_mat_descr(cusparseMatDescr_t *descrA)
 {
-    cubind__cusparseCreateMatDescr_fn cubind_fn = (cubind__cusparseCreateMatDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateMatDescr_fn cubind_fn = (cubind__cusparseCreateMatDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[16], 16, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 16, (int)cubind_status);
@@ -1641,10 +1656,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyMatDescr_fn)(cusparseMatDescr_
 
 cusparseStatus_t cubind_cusparse_destroy_mat_descr(cusparseMatDescr_t descrA)
 {
-    cubind__cusparseDestroyMatDescr_fn cubind_fn = (cubind__cusparseDestroyMatDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyMatDescr_fn cubind_fn = (cubind__cusparseDestroyMatDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[17], 17, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 17, (int)cubind_status);
@@ -1655,10 +1671,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetMatType_fn)(cusparseMatDescr_t des
 
 cusparseStatus_t cubind_cusparse_set_mat_type(cusparseMatDescr_t descrA, cusparseMatrixType_t type)
 {
-    cubind__cusparseSetMatType_fn cubind_fn = (cubind__cusparseSetMatType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetMatType_fn cubind_fn = (cubind__cusparseSetMatType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[18], 18, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA, type);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 18, (int)cubind_status);
@@ -1669,7 +1686,7 @@ typedef cusparseMatrixType_t (*cubind__cusparseGetMatType_fn)(const cusparseMatD
 
 cusparseMatrixType_t cubind_cusparse_get_mat_type(const cusparseMatDescr_t descrA)
 {
-    cubind__cusparseGetMatType_fn cubind_fn = (cubind__cusparseGetMatType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[19], 19);
+    cubind__cusparseGetMatType_fn cubind_fn = (cubind__cusparseGetMatType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[19], 19, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (cusparseMatrixType_t)0;
     return cubind_fn(descrA);
@@ -1679,10 +1696,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetMatFillMode_fn)(cusparseMatDescr_t
 
 cusparseStatus_t cubind_cusparse_set_mat_fill_mode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)
 {
-    cubind__cusparseSetMatFillMode_fn cubind_fn = (cubind__cusparseSetMatFillMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetMatFillMode_fn cubind_fn = (cubind__cusparseSetMatFillMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[20], 20, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA, fillMode);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 20, (int)cubind_status);
@@ -1693,7 +1711,7 @@ typedef cusparseFillMode_t (*cubind__cusparseGetMatFillMode_fn)(const cusparseMa
 
 cusparseFillMode_t cubind_cusparse_get_mat_fill_mode(const cusparseMatDescr_t descrA)
 {
-    cubind__cusparseGetMatFillMode_fn cubind_fn = (cubind__cusparseGetMatFillMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[21], 21);
+    cubind__cusparseGetMatFillMode_fn cubind_fn = (cubind__cusparseGetMatFillMode_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[21], 21, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (cusparseFillMode_t)0;
     return cubind_fn(descrA);
@@ -1703,10 +1721,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetMatDiagType_fn)(cusparseMatDescr_t
 
 cusparseStatus_t cubind_cusparse_set_mat_diag_type(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)
 {
-    cubind__cusparseSetMatDiagType_fn cubind_fn = (cubind__cusparseSetMatDiagType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetMatDiagType_fn cubind_fn = (cubind__cusparseSetMatDiagType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[22], 22, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA, diagType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 22, (int)cubind_status);
@@ -1717,7 +1736,7 @@ typedef cusparseDiagType_t (*cubind__cusparseGetMatDiagType_fn)(const cusparseMa
 
 cusparseDiagType_t cubind_cusparse_get_mat_diag_type(const cusparseMatDescr_t descrA)
 {
-    cubind__cusparseGetMatDiagType_fn cubind_fn = (cubind__cusparseGetMatDiagType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[23], 23);
+    cubind__cusparseGetMatDiagType_fn cubind_fn = (cubind__cusparseGetMatDiagType_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[23], 23, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (cusparseDiagType_t)0;
     return cubind_fn(descrA);
@@ -1727,10 +1746,11 @@ typedef cusparseStatus_t (*cubind__cusparseSetMatIndexBase_fn)(cusparseMatDescr_
 
 cusparseStatus_t cubind_cusparse_set_mat_index_base(cusparseMatDescr_t descrA, cusparseIndexBase_t base)
 {
-    cubind__cusparseSetMatIndexBase_fn cubind_fn = (cubind__cusparseSetMatIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSetMatIndexBase_fn cubind_fn = (cubind__cusparseSetMatIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[24], 24, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descrA, base);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 24, (int)cubind_status);
@@ -1741,7 +1761,7 @@ typedef cusparseIndexBase_t (*cubind__cusparseGetMatIndexBase_fn)(const cusparse
 
 cusparseIndexBase_t cubind_cusparse_get_mat_index_base(const cusparseMatDescr_t descrA)
 {
-    cubind__cusparseGetMatIndexBase_fn cubind_fn = (cubind__cusparseGetMatIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[25], 25);
+    cubind__cusparseGetMatIndexBase_fn cubind_fn = (cubind__cusparseGetMatIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[25], 25, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (cusparseIndexBase_t)0;
     return cubind_fn(descrA);
@@ -1751,10 +1771,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCsric02Info_fn)(csric02Info_t *
 
 cusparseStatus_t cubind_cusparse_create_csric02_info(csric02Info_t *info)
 {
-    cubind__cusparseCreateCsric02Info_fn cubind_fn = (cubind__cusparseCreateCsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCsric02Info_fn cubind_fn = (cubind__cusparseCreateCsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[26], 26, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 26, (int)cubind_status);
@@ -1765,10 +1786,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyCsric02Info_fn)(csric02Info_t 
 
 cusparseStatus_t cubind_cusparse_destroy_csric02_info(csric02Info_t info)
 {
-    cubind__cusparseDestroyCsric02Info_fn cubind_fn = (cubind__cusparseDestroyCsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyCsric02Info_fn cubind_fn = (cubind__cusparseDestroyCsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[27], 27, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 27, (int)cubind_status);
@@ -1779,10 +1801,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBsric02Info_fn)(bsric02Info_t *
 
 cusparseStatus_t cubind_cusparse_create_bsric02_info(bsric02Info_t *info)
 {
-    cubind__cusparseCreateBsric02Info_fn cubind_fn = (cubind__cusparseCreateBsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBsric02Info_fn cubind_fn = (cubind__cusparseCreateBsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[28], 28, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 28, (int)cubind_status);
@@ -1793,10 +1816,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyBsric02Info_fn)(bsric02Info_t 
 
 cusparseStatus_t cubind_cusparse_destroy_bsric02_info(bsric02Info_t info)
 {
-    cubind__cusparseDestroyBsric02Info_fn cubind_fn = (cubind__cusparseDestroyBsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyBsric02Info_fn cubind_fn = (cubind__cusparseDestroyBsric02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[29], 29, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 29, (int)cubind_status);
@@ -1807,10 +1831,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCsrilu02Info_fn)(csrilu02Info_t
 
 cusparseStatus_t cubind_cusparse_create_csrilu02_info(csrilu02Info_t *info)
 {
-    cubind__cusparseCreateCsrilu02Info_fn cubind_fn = (cubind__cusparseCreateCsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCsrilu02Info_fn cubind_fn = (cubind__cusparseCreateCsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[30], 30, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 30, (int)cubind_status);
@@ -1821,10 +1846,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyCsrilu02Info_fn)(csrilu02Info_
 
 cusparseStatus_t cubind_cusparse_destroy_csrilu02_info(csrilu02Info_t info)
 {
-    cubind__cusparseDestroyCsrilu02Info_fn cubind_fn = (cubind__cusparseDestroyCsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyCsrilu02Info_fn cubind_fn = (cubind__cusparseDestroyCsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[31], 31, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 31, (int)cubind_status);
@@ -1835,10 +1861,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBsrilu02Info_fn)(bsrilu02Info_t
 
 cusparseStatus_t cubind_cusparse_create_bsrilu02_info(bsrilu02Info_t *info)
 {
-    cubind__cusparseCreateBsrilu02Info_fn cubind_fn = (cubind__cusparseCreateBsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBsrilu02Info_fn cubind_fn = (cubind__cusparseCreateBsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[32], 32, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 32, (int)cubind_status);
@@ -1849,10 +1876,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyBsrilu02Info_fn)(bsrilu02Info_
 
 cusparseStatus_t cubind_cusparse_destroy_bsrilu02_info(bsrilu02Info_t info)
 {
-    cubind__cusparseDestroyBsrilu02Info_fn cubind_fn = (cubind__cusparseDestroyBsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyBsrilu02Info_fn cubind_fn = (cubind__cusparseDestroyBsrilu02Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[33], 33, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 33, (int)cubind_status);
@@ -1863,10 +1891,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBsrsv2Info_fn)(bsrsv2Info_t *in
 
 cusparseStatus_t cubind_cusparse_create_bsrsv2_info(bsrsv2Info_t *info)
 {
-    cubind__cusparseCreateBsrsv2Info_fn cubind_fn = (cubind__cusparseCreateBsrsv2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBsrsv2Info_fn cubind_fn = (cubind__cusparseCreateBsrsv2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[34], 34, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 34, (int)cubind_status);
@@ -1877,10 +1906,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyBsrsv2Info_fn)(bsrsv2Info_t in
 
 cusparseStatus_t cubind_cusparse_destroy_bsrsv2_info(bsrsv2Info_t info)
 {
-    cubind__cusparseDestroyBsrsv2Info_fn cubind_fn = (cubind__cusparseDestroyBsrsv2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyBsrsv2Info_fn cubind_fn = (cubind__cusparseDestroyBsrsv2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[35], 35, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 35, (int)cubind_status);
@@ -1891,10 +1921,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBsrsm2Info_fn)(bsrsm2Info_t *in
 
 cusparseStatus_t cubind_cusparse_create_bsrsm2_info(bsrsm2Info_t *info)
 {
-    cubind__cusparseCreateBsrsm2Info_fn cubind_fn = (cubind__cusparseCreateBsrsm2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBsrsm2Info_fn cubind_fn = (cubind__cusparseCreateBsrsm2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[36], 36, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 36, (int)cubind_status);
@@ -1905,10 +1936,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyBsrsm2Info_fn)(bsrsm2Info_t in
 
 cusparseStatus_t cubind_cusparse_destroy_bsrsm2_info(bsrsm2Info_t info)
 {
-    cubind__cusparseDestroyBsrsm2Info_fn cubind_fn = (cubind__cusparseDestroyBsrsm2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyBsrsm2Info_fn cubind_fn = (cubind__cusparseDestroyBsrsm2Info_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[37], 37, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 37, (int)cubind_status);
@@ -1919,10 +1951,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCsru2csrInfo_fn)(csru2csrInfo_t
 
 cusparseStatus_t cubind_cusparse_create_csru2csr_info(csru2csrInfo_t *info)
 {
-    cubind__cusparseCreateCsru2csrInfo_fn cubind_fn = (cubind__cusparseCreateCsru2csrInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCsru2csrInfo_fn cubind_fn = (cubind__cusparseCreateCsru2csrInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[38], 38, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 38, (int)cubind_status);
@@ -1933,10 +1966,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyCsru2csrInfo_fn)(csru2csrInfo_
 
 cusparseStatus_t cubind_cusparse_destroy_csru2csr_info(csru2csrInfo_t info)
 {
-    cubind__cusparseDestroyCsru2csrInfo_fn cubind_fn = (cubind__cusparseDestroyCsru2csrInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyCsru2csrInfo_fn cubind_fn = (cubind__cusparseDestroyCsru2csrInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[39], 39, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 39, (int)cubind_status);
@@ -1947,10 +1981,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateColorInfo_fn)(cusparseColorInfo
 
 cusparseStatus_t cubind_cusparse_create_color_info(cusparseColorInfo_t *info)
 {
-    cubind__cusparseCreateColorInfo_fn cubind_fn = (cubind__cusparseCreateColorInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateColorInfo_fn cubind_fn = (cubind__cusparseCreateColorInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[40], 40, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 40, (int)cubind_status);
@@ -1961,10 +1996,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyColorInfo_fn)(cusparseColorInf
 
 cusparseStatus_t cubind_cusparse_destroy_color_info(cusparseColorInfo_t info)
 {
-    cubind__cusparseDestroyColorInfo_fn cubind_fn = (cubind__cusparseDestroyColorInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyColorInfo_fn cubind_fn = (cubind__cusparseDestroyColorInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[41], 41, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 41, (int)cubind_status);
@@ -1975,10 +2011,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreatePruneInfo_fn)(pruneInfo_t *info
 
 cusparseStatus_t cubind_cusparse_create_prune_info(pruneInfo_t *info)
 {
-    cubind__cusparseCreatePruneInfo_fn cubind_fn = (cubind__cusparseCreatePruneInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreatePruneInfo_fn cubind_fn = (cubind__cusparseCreatePruneInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[42], 42, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 42, (int)cubind_status);
@@ -1989,10 +2026,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyPruneInfo_fn)(pruneInfo_t info
 
 cusparseStatus_t cubind_cusparse_destroy_prune_info(pruneInfo_t info)
 {
-    cubind__cusparseDestroyPruneInfo_fn cubind_fn = (cubind__cusparseDestroyPruneInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyPruneInfo_fn cubind_fn = (cubind__cusparseDestroyPruneInfo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[43], 43, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 43, (int)cubind_status);
@@ -2003,10 +2041,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgemvi_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_sgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseSgemvi_fn cubind_fn = (cubind__cusparseSgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgemvi_fn cubind_fn = (cubind__cusparseSgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[44], 44, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 44, (int)cubind_status);
@@ -2017,10 +2056,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgemvi_bufferSize_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_sgemvi_buffer_size(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind__cusparseSgemvi_bufferSize_fn cubind_fn = (cubind__cusparseSgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgemvi_bufferSize_fn cubind_fn = (cubind__cusparseSgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[45], 45, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 45, (int)cubind_status);
@@ -2031,10 +2071,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgemvi_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_dgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseDgemvi_fn cubind_fn = (cubind__cusparseDgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgemvi_fn cubind_fn = (cubind__cusparseDgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[46], 46, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 46, (int)cubind_status);
@@ -2045,10 +2086,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgemvi_bufferSize_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_dgemvi_buffer_size(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind__cusparseDgemvi_bufferSize_fn cubind_fn = (cubind__cusparseDgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgemvi_bufferSize_fn cubind_fn = (cubind__cusparseDgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[47], 47, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 47, (int)cubind_status);
@@ -2059,10 +2101,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgemvi_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_cgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseCgemvi_fn cubind_fn = (cubind__cusparseCgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgemvi_fn cubind_fn = (cubind__cusparseCgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[48], 48, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 48, (int)cubind_status);
@@ -2073,10 +2116,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgemvi_bufferSize_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_cgemvi_buffer_size(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind__cusparseCgemvi_bufferSize_fn cubind_fn = (cubind__cusparseCgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgemvi_bufferSize_fn cubind_fn = (cubind__cusparseCgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[49], 49, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 49, (int)cubind_status);
@@ -2087,10 +2131,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgemvi_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_zgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseZgemvi_fn cubind_fn = (cubind__cusparseZgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgemvi_fn cubind_fn = (cubind__cusparseZgemvi_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[50], 50, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 50, (int)cubind_status);
@@ -2101,10 +2146,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgemvi_bufferSize_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_zgemvi_buffer_size(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind__cusparseZgemvi_bufferSize_fn cubind_fn = (cubind__cusparseZgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgemvi_bufferSize_fn cubind_fn = (cubind__cusparseZgemvi_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[51], 51, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 51, (int)cubind_status);
@@ -2115,10 +2161,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrmv_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_sbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)
 {
-    cubind__cusparseSbsrmv_fn cubind_fn = (cubind__cusparseSbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrmv_fn cubind_fn = (cubind__cusparseSbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[52], 52, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 52, (int)cubind_status);
@@ -2129,10 +2176,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrmv_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_dbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)
 {
-    cubind__cusparseDbsrmv_fn cubind_fn = (cubind__cusparseDbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrmv_fn cubind_fn = (cubind__cusparseDbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[53], 53, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 53, (int)cubind_status);
@@ -2143,10 +2191,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrmv_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_cbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)
 {
-    cubind__cusparseCbsrmv_fn cubind_fn = (cubind__cusparseCbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrmv_fn cubind_fn = (cubind__cusparseCbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[54], 54, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 54, (int)cubind_status);
@@ -2157,10 +2206,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrmv_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_zbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)
 {
-    cubind__cusparseZbsrmv_fn cubind_fn = (cubind__cusparseZbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrmv_fn cubind_fn = (cubind__cusparseZbsrmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[55], 55, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 55, (int)cubind_status);
@@ -2171,10 +2221,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrxmv_fn)(cusparseHandle_t handle, 
 
 cusparseStatus_t cubind_cusparse_sbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)
 {
-    cubind__cusparseSbsrxmv_fn cubind_fn = (cubind__cusparseSbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrxmv_fn cubind_fn = (cubind__cusparseSbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[56], 56, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 56, (int)cubind_status);
@@ -2185,10 +2236,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrxmv_fn)(cusparseHandle_t handle, 
 
 cusparseStatus_t cubind_cusparse_dbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)
 {
-    cubind__cusparseDbsrxmv_fn cubind_fn = (cubind__cusparseDbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrxmv_fn cubind_fn = (cubind__cusparseDbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[57], 57, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 57, (int)cubind_status);
@@ -2199,10 +2251,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrxmv_fn)(cusparseHandle_t handle, 
 
 cusparseStatus_t cubind_cusparse_cbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)
 {
-    cubind__cusparseCbsrxmv_fn cubind_fn = (cubind__cusparseCbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrxmv_fn cubind_fn = (cubind__cusparseCbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[58], 58, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 58, (int)cubind_status);
@@ -2213,10 +2266,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrxmv_fn)(cusparseHandle_t handle, 
 
 cusparseStatus_t cubind_cusparse_zbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)
 {
-    cubind__cusparseZbsrxmv_fn cubind_fn = (cubind__cusparseZbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrxmv_fn cubind_fn = (cubind__cusparseZbsrxmv_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[59], 59, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 59, (int)cubind_status);
@@ -2227,10 +2281,11 @@ typedef cusparseStatus_t (*cubind__cusparseXbsrsv2_zeroPivot_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_xbsrsv2_zero_pivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)
 {
-    cubind__cusparseXbsrsv2_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrsv2_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXbsrsv2_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrsv2_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[60], 60, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 60, (int)cubind_status);
@@ -2241,10 +2296,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsv2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseSbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseSbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[61], 61, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 61, (int)cubind_status);
@@ -2255,10 +2311,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsv2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseDbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseDbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[62], 62, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 62, (int)cubind_status);
@@ -2269,10 +2326,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsv2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseCbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseCbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[63], 63, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 63, (int)cubind_status);
@@ -2283,10 +2341,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsv2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseZbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsv2_bufferSize_fn cubind_fn = (cubind__cusparseZbsrsv2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[64], 64, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 64, (int)cubind_status);
@@ -2297,10 +2356,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsv2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseSbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[65], 65, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 65, (int)cubind_status);
@@ -2311,10 +2371,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsv2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[66], 66, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 66, (int)cubind_status);
@@ -2325,10 +2386,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsv2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[67], 67, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 67, (int)cubind_status);
@@ -2339,10 +2401,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsv2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[68], 68, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 68, (int)cubind_status);
@@ -2353,10 +2416,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsv2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrsv2_analysis_fn cubind_fn = (cubind__cusparseSbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsv2_analysis_fn cubind_fn = (cubind__cusparseSbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[69], 69, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 69, (int)cubind_status);
@@ -2367,10 +2431,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsv2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_dbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrsv2_analysis_fn cubind_fn = (cubind__cusparseDbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsv2_analysis_fn cubind_fn = (cubind__cusparseDbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[70], 70, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 70, (int)cubind_status);
@@ -2381,10 +2446,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsv2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_cbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrsv2_analysis_fn cubind_fn = (cubind__cusparseCbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsv2_analysis_fn cubind_fn = (cubind__cusparseCbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[71], 71, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 71, (int)cubind_status);
@@ -2395,10 +2461,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsv2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_zbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrsv2_analysis_fn cubind_fn = (cubind__cusparseZbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsv2_analysis_fn cubind_fn = (cubind__cusparseZbsrsv2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[72], 72, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 72, (int)cubind_status);
@@ -2409,10 +2476,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsv2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrsv2_solve_fn cubind_fn = (cubind__cusparseSbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsv2_solve_fn cubind_fn = (cubind__cusparseSbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[73], 73, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 73, (int)cubind_status);
@@ -2423,10 +2491,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsv2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_dbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrsv2_solve_fn cubind_fn = (cubind__cusparseDbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsv2_solve_fn cubind_fn = (cubind__cusparseDbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[74], 74, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 74, (int)cubind_status);
@@ -2437,10 +2506,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsv2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_cbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrsv2_solve_fn cubind_fn = (cubind__cusparseCbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsv2_solve_fn cubind_fn = (cubind__cusparseCbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[75], 75, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 75, (int)cubind_status);
@@ -2451,10 +2521,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsv2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_zbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrsv2_solve_fn cubind_fn = (cubind__cusparseZbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsv2_solve_fn cubind_fn = (cubind__cusparseZbsrsv2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[76], 76, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 76, (int)cubind_status);
@@ -2465,10 +2536,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrmm_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_sbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)
 {
-    cubind__cusparseSbsrmm_fn cubind_fn = (cubind__cusparseSbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrmm_fn cubind_fn = (cubind__cusparseSbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[77], 77, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 77, (int)cubind_status);
@@ -2479,10 +2551,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrmm_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_dbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)
 {
-    cubind__cusparseDbsrmm_fn cubind_fn = (cubind__cusparseDbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrmm_fn cubind_fn = (cubind__cusparseDbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[78], 78, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 78, (int)cubind_status);
@@ -2493,10 +2566,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrmm_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_cbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind__cusparseCbsrmm_fn cubind_fn = (cubind__cusparseCbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrmm_fn cubind_fn = (cubind__cusparseCbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[79], 79, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 79, (int)cubind_status);
@@ -2507,10 +2581,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrmm_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_zbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind__cusparseZbsrmm_fn cubind_fn = (cubind__cusparseZbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrmm_fn cubind_fn = (cubind__cusparseZbsrmm_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[80], 80, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 80, (int)cubind_status);
@@ -2521,10 +2596,11 @@ typedef cusparseStatus_t (*cubind__cusparseXbsrsm2_zeroPivot_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_xbsrsm2_zero_pivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)
 {
-    cubind__cusparseXbsrsm2_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrsm2_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXbsrsm2_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrsm2_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[81], 81, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 81, (int)cubind_status);
@@ -2535,10 +2611,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsm2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseSbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseSbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[82], 82, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 82, (int)cubind_status);
@@ -2549,10 +2626,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsm2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseDbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseDbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[83], 83, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 83, (int)cubind_status);
@@ -2563,10 +2641,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsm2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseCbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseCbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[84], 84, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 84, (int)cubind_status);
@@ -2577,10 +2656,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsm2_bufferSize_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseZbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsm2_bufferSize_fn cubind_fn = (cubind__cusparseZbsrsm2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[85], 85, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 85, (int)cubind_status);
@@ -2591,10 +2671,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsm2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseSbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[86], 86, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 86, (int)cubind_status);
@@ -2605,10 +2686,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsm2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[87], 87, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 87, (int)cubind_status);
@@ -2619,10 +2701,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsm2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[88], 88, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 88, (int)cubind_status);
@@ -2633,10 +2716,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsm2_bufferSizeExt_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsm2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrsm2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[89], 89, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 89, (int)cubind_status);
@@ -2647,10 +2731,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsm2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrsm2_analysis_fn cubind_fn = (cubind__cusparseSbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsm2_analysis_fn cubind_fn = (cubind__cusparseSbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[90], 90, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 90, (int)cubind_status);
@@ -2661,10 +2746,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsm2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_dbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrsm2_analysis_fn cubind_fn = (cubind__cusparseDbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsm2_analysis_fn cubind_fn = (cubind__cusparseDbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[91], 91, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 91, (int)cubind_status);
@@ -2675,10 +2761,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsm2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_cbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrsm2_analysis_fn cubind_fn = (cubind__cusparseCbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsm2_analysis_fn cubind_fn = (cubind__cusparseCbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[92], 92, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 92, (int)cubind_status);
@@ -2689,10 +2776,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsm2_analysis_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_zbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrsm2_analysis_fn cubind_fn = (cubind__cusparseZbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsm2_analysis_fn cubind_fn = (cubind__cusparseZbsrsm2_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[93], 93, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 93, (int)cubind_status);
@@ -2703,10 +2791,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrsm2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrsm2_solve_fn cubind_fn = (cubind__cusparseSbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrsm2_solve_fn cubind_fn = (cubind__cusparseSbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[94], 94, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 94, (int)cubind_status);
@@ -2717,10 +2806,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrsm2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_dbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrsm2_solve_fn cubind_fn = (cubind__cusparseDbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrsm2_solve_fn cubind_fn = (cubind__cusparseDbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[95], 95, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 95, (int)cubind_status);
@@ -2731,10 +2821,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrsm2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_cbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrsm2_solve_fn cubind_fn = (cubind__cusparseCbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrsm2_solve_fn cubind_fn = (cubind__cusparseCbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[96], 96, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 96, (int)cubind_status);
@@ -2745,10 +2836,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrsm2_solve_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_zbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrsm2_solve_fn cubind_fn = (cubind__cusparseZbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrsm2_solve_fn cubind_fn = (cubind__cusparseZbsrsm2_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[97], 97, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 97, (int)cubind_status);
@@ -2759,10 +2851,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_scsrilu02_numeric_boost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
 {
-    cubind__cusparseScsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseScsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseScsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[98], 98, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 98, (int)cubind_status);
@@ -2773,10 +2866,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_dcsrilu02_numeric_boost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
 {
-    cubind__cusparseDcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseDcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseDcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[99], 99, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 99, (int)cubind_status);
@@ -2787,10 +2881,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_ccsrilu02_numeric_boost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
 {
-    cubind__cusparseCcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseCcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseCcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[100], 100, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 100, (int)cubind_status);
@@ -2801,10 +2896,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_zcsrilu02_numeric_boost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
 {
-    cubind__cusparseZcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseZcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseZcsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[101], 101, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 101, (int)cubind_status);
@@ -2815,10 +2911,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsrilu02_zeroPivot_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_xcsrilu02_zero_pivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)
 {
-    cubind__cusparseXcsrilu02_zeroPivot_fn cubind_fn = (cubind__cusparseXcsrilu02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsrilu02_zeroPivot_fn cubind_fn = (cubind__cusparseXcsrilu02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[102], 102, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 102, (int)cubind_status);
@@ -2829,10 +2926,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseScsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseScsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseScsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[103], 103, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 103, (int)cubind_status);
@@ -2843,10 +2941,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseDcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseDcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[104], 104, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 104, (int)cubind_status);
@@ -2857,10 +2956,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseCcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseCcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[105], 105, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 105, (int)cubind_status);
@@ -2871,10 +2971,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseZcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseZcsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[106], 106, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 106, (int)cubind_status);
@@ -2885,10 +2986,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseScsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[107], 107, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 107, (int)cubind_status);
@@ -2899,10 +3001,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[108], 108, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 108, (int)cubind_status);
@@ -2913,10 +3016,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[109], 109, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 109, (int)cubind_status);
@@ -2927,10 +3031,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[110], 110, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 110, (int)cubind_status);
@@ -2941,10 +3046,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_scsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseScsrilu02_analysis_fn cubind_fn = (cubind__cusparseScsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrilu02_analysis_fn cubind_fn = (cubind__cusparseScsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[111], 111, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 111, (int)cubind_status);
@@ -2955,10 +3061,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDcsrilu02_analysis_fn cubind_fn = (cubind__cusparseDcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrilu02_analysis_fn cubind_fn = (cubind__cusparseDcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[112], 112, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 112, (int)cubind_status);
@@ -2969,10 +3076,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_ccsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCcsrilu02_analysis_fn cubind_fn = (cubind__cusparseCcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrilu02_analysis_fn cubind_fn = (cubind__cusparseCcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[113], 113, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 113, (int)cubind_status);
@@ -2983,10 +3091,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_zcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZcsrilu02_analysis_fn cubind_fn = (cubind__cusparseZcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrilu02_analysis_fn cubind_fn = (cubind__cusparseZcsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[114], 114, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 114, (int)cubind_status);
@@ -2997,10 +3106,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_scsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseScsrilu02_fn cubind_fn = (cubind__cusparseScsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrilu02_fn cubind_fn = (cubind__cusparseScsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[115], 115, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 115, (int)cubind_status);
@@ -3011,10 +3121,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDcsrilu02_fn cubind_fn = (cubind__cusparseDcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrilu02_fn cubind_fn = (cubind__cusparseDcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[116], 116, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 116, (int)cubind_status);
@@ -3025,10 +3136,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_ccsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCcsrilu02_fn cubind_fn = (cubind__cusparseCcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrilu02_fn cubind_fn = (cubind__cusparseCcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[117], 117, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 117, (int)cubind_status);
@@ -3039,10 +3151,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZcsrilu02_fn cubind_fn = (cubind__cusparseZcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrilu02_fn cubind_fn = (cubind__cusparseZcsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[118], 118, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 118, (int)cubind_status);
@@ -3053,10 +3166,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_sbsrilu02_numeric_boost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
 {
-    cubind__cusparseSbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseSbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseSbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[119], 119, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 119, (int)cubind_status);
@@ -3067,10 +3181,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_dbsrilu02_numeric_boost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
 {
-    cubind__cusparseDbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseDbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseDbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[120], 120, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 120, (int)cubind_status);
@@ -3081,10 +3196,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_cbsrilu02_numeric_boost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
 {
-    cubind__cusparseCbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseCbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseCbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[121], 121, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 121, (int)cubind_status);
@@ -3095,10 +3211,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrilu02_numericBoost_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_zbsrilu02_numeric_boost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
 {
-    cubind__cusparseZbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseZbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrilu02_numericBoost_fn cubind_fn = (cubind__cusparseZbsrilu02_numericBoost_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[122], 122, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 122, (int)cubind_status);
@@ -3109,10 +3226,11 @@ typedef cusparseStatus_t (*cubind__cusparseXbsrilu02_zeroPivot_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_xbsrilu02_zero_pivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)
 {
-    cubind__cusparseXbsrilu02_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrilu02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXbsrilu02_zeroPivot_fn cubind_fn = (cubind__cusparseXbsrilu02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[123], 123, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 123, (int)cubind_status);
@@ -3123,10 +3241,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseSbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseSbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[124], 124, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 124, (int)cubind_status);
@@ -3137,10 +3256,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseDbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseDbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[125], 125, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 125, (int)cubind_status);
@@ -3151,10 +3271,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseCbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseCbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[126], 126, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 126, (int)cubind_status);
@@ -3165,10 +3286,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrilu02_bufferSize_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseZbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrilu02_bufferSize_fn cubind_fn = (cubind__cusparseZbsrilu02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[127], 127, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 127, (int)cubind_status);
@@ -3179,10 +3301,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseSbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[128], 128, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 128, (int)cubind_status);
@@ -3193,10 +3316,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[129], 129, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 129, (int)cubind_status);
@@ -3207,10 +3331,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[130], 130, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 130, (int)cubind_status);
@@ -3221,10 +3346,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrilu02_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrilu02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsrilu02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[131], 131, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 131, (int)cubind_status);
@@ -3235,10 +3361,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_sbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrilu02_analysis_fn cubind_fn = (cubind__cusparseSbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrilu02_analysis_fn cubind_fn = (cubind__cusparseSbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[132], 132, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 132, (int)cubind_status);
@@ -3249,10 +3376,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrilu02_analysis_fn cubind_fn = (cubind__cusparseDbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrilu02_analysis_fn cubind_fn = (cubind__cusparseDbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[133], 133, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 133, (int)cubind_status);
@@ -3263,10 +3391,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_cbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrilu02_analysis_fn cubind_fn = (cubind__cusparseCbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrilu02_analysis_fn cubind_fn = (cubind__cusparseCbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[134], 134, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 134, (int)cubind_status);
@@ -3277,10 +3406,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrilu02_analysis_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_zbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrilu02_analysis_fn cubind_fn = (cubind__cusparseZbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrilu02_analysis_fn cubind_fn = (cubind__cusparseZbsrilu02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[135], 135, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 135, (int)cubind_status);
@@ -3291,10 +3421,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_sbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsrilu02_fn cubind_fn = (cubind__cusparseSbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsrilu02_fn cubind_fn = (cubind__cusparseSbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[136], 136, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 136, (int)cubind_status);
@@ -3305,10 +3436,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsrilu02_fn cubind_fn = (cubind__cusparseDbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsrilu02_fn cubind_fn = (cubind__cusparseDbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[137], 137, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 137, (int)cubind_status);
@@ -3319,10 +3451,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_cbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsrilu02_fn cubind_fn = (cubind__cusparseCbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsrilu02_fn cubind_fn = (cubind__cusparseCbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[138], 138, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 138, (int)cubind_status);
@@ -3333,10 +3466,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsrilu02_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsrilu02_fn cubind_fn = (cubind__cusparseZbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsrilu02_fn cubind_fn = (cubind__cusparseZbsrilu02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[139], 139, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 139, (int)cubind_status);
@@ -3347,10 +3481,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsric02_zeroPivot_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_xcsric02_zero_pivot(cusparseHandle_t handle, csric02Info_t info, int *position)
 {
-    cubind__cusparseXcsric02_zeroPivot_fn cubind_fn = (cubind__cusparseXcsric02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsric02_zeroPivot_fn cubind_fn = (cubind__cusparseXcsric02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[140], 140, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 140, (int)cubind_status);
@@ -3361,10 +3496,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_scsric02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseScsric02_bufferSize_fn cubind_fn = (cubind__cusparseScsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsric02_bufferSize_fn cubind_fn = (cubind__cusparseScsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[141], 141, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 141, (int)cubind_status);
@@ -3375,10 +3511,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_dcsric02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDcsric02_bufferSize_fn cubind_fn = (cubind__cusparseDcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsric02_bufferSize_fn cubind_fn = (cubind__cusparseDcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[142], 142, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 142, (int)cubind_status);
@@ -3389,10 +3526,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_ccsric02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCcsric02_bufferSize_fn cubind_fn = (cubind__cusparseCcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsric02_bufferSize_fn cubind_fn = (cubind__cusparseCcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[143], 143, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 143, (int)cubind_status);
@@ -3403,10 +3541,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_zcsric02_buffer_size(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZcsric02_bufferSize_fn cubind_fn = (cubind__cusparseZcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsric02_bufferSize_fn cubind_fn = (cubind__cusparseZcsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[144], 144, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 144, (int)cubind_status);
@@ -3417,10 +3556,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_scsric02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseScsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[145], 145, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 145, (int)cubind_status);
@@ -3431,10 +3571,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[146], 146, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 146, (int)cubind_status);
@@ -3445,10 +3586,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[147], 147, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 147, (int)cubind_status);
@@ -3459,10 +3601,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_ext(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[148], 148, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 148, (int)cubind_status);
@@ -3473,10 +3616,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_scsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseScsric02_analysis_fn cubind_fn = (cubind__cusparseScsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsric02_analysis_fn cubind_fn = (cubind__cusparseScsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[149], 149, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 149, (int)cubind_status);
@@ -3487,10 +3631,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_dcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDcsric02_analysis_fn cubind_fn = (cubind__cusparseDcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsric02_analysis_fn cubind_fn = (cubind__cusparseDcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[150], 150, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 150, (int)cubind_status);
@@ -3501,10 +3646,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_ccsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCcsric02_analysis_fn cubind_fn = (cubind__cusparseCcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsric02_analysis_fn cubind_fn = (cubind__cusparseCcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[151], 151, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 151, (int)cubind_status);
@@ -3515,10 +3661,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_zcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZcsric02_analysis_fn cubind_fn = (cubind__cusparseZcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsric02_analysis_fn cubind_fn = (cubind__cusparseZcsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[152], 152, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 152, (int)cubind_status);
@@ -3529,10 +3676,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_scsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseScsric02_fn cubind_fn = (cubind__cusparseScsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsric02_fn cubind_fn = (cubind__cusparseScsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[153], 153, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 153, (int)cubind_status);
@@ -3543,10 +3691,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_dcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDcsric02_fn cubind_fn = (cubind__cusparseDcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsric02_fn cubind_fn = (cubind__cusparseDcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[154], 154, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 154, (int)cubind_status);
@@ -3557,10 +3706,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_ccsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCcsric02_fn cubind_fn = (cubind__cusparseCcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsric02_fn cubind_fn = (cubind__cusparseCcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[155], 155, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 155, (int)cubind_status);
@@ -3571,10 +3721,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_zcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZcsric02_fn cubind_fn = (cubind__cusparseZcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsric02_fn cubind_fn = (cubind__cusparseZcsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[156], 156, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 156, (int)cubind_status);
@@ -3585,10 +3736,11 @@ typedef cusparseStatus_t (*cubind__cusparseXbsric02_zeroPivot_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_xbsric02_zero_pivot(cusparseHandle_t handle, bsric02Info_t info, int *position)
 {
-    cubind__cusparseXbsric02_zeroPivot_fn cubind_fn = (cubind__cusparseXbsric02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXbsric02_zeroPivot_fn cubind_fn = (cubind__cusparseXbsric02_zeroPivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[157], 157, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 157, (int)cubind_status);
@@ -3599,10 +3751,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_sbsric02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSbsric02_bufferSize_fn cubind_fn = (cubind__cusparseSbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsric02_bufferSize_fn cubind_fn = (cubind__cusparseSbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[158], 158, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 158, (int)cubind_status);
@@ -3613,10 +3766,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_dbsric02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDbsric02_bufferSize_fn cubind_fn = (cubind__cusparseDbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsric02_bufferSize_fn cubind_fn = (cubind__cusparseDbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[159], 159, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 159, (int)cubind_status);
@@ -3627,10 +3781,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_cbsric02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCbsric02_bufferSize_fn cubind_fn = (cubind__cusparseCbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsric02_bufferSize_fn cubind_fn = (cubind__cusparseCbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[160], 160, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 160, (int)cubind_status);
@@ -3641,10 +3796,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsric02_bufferSize_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_zbsric02_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZbsric02_bufferSize_fn cubind_fn = (cubind__cusparseZbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsric02_bufferSize_fn cubind_fn = (cubind__cusparseZbsric02_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[161], 161, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 161, (int)cubind_status);
@@ -3655,10 +3811,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseSbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseSbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[162], 162, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 162, (int)cubind_status);
@@ -3669,10 +3826,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseDbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseDbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[163], 163, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 163, (int)cubind_status);
@@ -3683,10 +3841,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseCbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseCbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[164], 164, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 164, (int)cubind_status);
@@ -3697,10 +3856,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsric02_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind__cusparseZbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsric02_bufferSizeExt_fn cubind_fn = (cubind__cusparseZbsric02_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[165], 165, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 165, (int)cubind_status);
@@ -3711,10 +3871,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_sbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind__cusparseSbsric02_analysis_fn cubind_fn = (cubind__cusparseSbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsric02_analysis_fn cubind_fn = (cubind__cusparseSbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[166], 166, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 166, (int)cubind_status);
@@ -3725,10 +3886,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_dbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind__cusparseDbsric02_analysis_fn cubind_fn = (cubind__cusparseDbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsric02_analysis_fn cubind_fn = (cubind__cusparseDbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[167], 167, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 167, (int)cubind_status);
@@ -3739,10 +3901,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_cbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind__cusparseCbsric02_analysis_fn cubind_fn = (cubind__cusparseCbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsric02_analysis_fn cubind_fn = (cubind__cusparseCbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[168], 168, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 168, (int)cubind_status);
@@ -3753,10 +3916,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsric02_analysis_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_zbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind__cusparseZbsric02_analysis_fn cubind_fn = (cubind__cusparseZbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsric02_analysis_fn cubind_fn = (cubind__cusparseZbsric02_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[169], 169, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 169, (int)cubind_status);
@@ -3767,10 +3931,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_sbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseSbsric02_fn cubind_fn = (cubind__cusparseSbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsric02_fn cubind_fn = (cubind__cusparseSbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[170], 170, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 170, (int)cubind_status);
@@ -3781,10 +3946,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_dbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseDbsric02_fn cubind_fn = (cubind__cusparseDbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsric02_fn cubind_fn = (cubind__cusparseDbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[171], 171, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 171, (int)cubind_status);
@@ -3795,10 +3961,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_cbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseCbsric02_fn cubind_fn = (cubind__cusparseCbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsric02_fn cubind_fn = (cubind__cusparseCbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[172], 172, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 172, (int)cubind_status);
@@ -3809,10 +3976,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsric02_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_zbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind__cusparseZbsric02_fn cubind_fn = (cubind__cusparseZbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsric02_fn cubind_fn = (cubind__cusparseZbsric02_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[173], 173, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 173, (int)cubind_status);
@@ -3823,10 +3991,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2_bufferSizeExt_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_sgtsv2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseSgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[174], 174, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 174, (int)cubind_status);
@@ -3837,10 +4006,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2_bufferSizeExt_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_dgtsv2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseDgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[175], 175, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 175, (int)cubind_status);
@@ -3851,10 +4021,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2_bufferSizeExt_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_cgtsv2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseCgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[176], 176, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 176, (int)cubind_status);
@@ -3865,10 +4036,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2_bufferSizeExt_fn)(cusparseHand
 
 cusparseStatus_t cubind_cusparse_zgtsv2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseZgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[177], 177, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 177, (int)cubind_status);
@@ -3879,10 +4051,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2_fn)(cusparseHandle_t handle, i
 
 cusparseStatus_t cubind_cusparse_sgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseSgtsv2_fn cubind_fn = (cubind__cusparseSgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2_fn cubind_fn = (cubind__cusparseSgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[178], 178, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 178, (int)cubind_status);
@@ -3893,10 +4066,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2_fn)(cusparseHandle_t handle, i
 
 cusparseStatus_t cubind_cusparse_dgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseDgtsv2_fn cubind_fn = (cubind__cusparseDgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2_fn cubind_fn = (cubind__cusparseDgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[179], 179, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 179, (int)cubind_status);
@@ -3907,10 +4081,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2_fn)(cusparseHandle_t handle, i
 
 cusparseStatus_t cubind_cusparse_cgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseCgtsv2_fn cubind_fn = (cubind__cusparseCgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2_fn cubind_fn = (cubind__cusparseCgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[180], 180, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 180, (int)cubind_status);
@@ -3921,10 +4096,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2_fn)(cusparseHandle_t handle, i
 
 cusparseStatus_t cubind_cusparse_zgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseZgtsv2_fn cubind_fn = (cubind__cusparseZgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2_fn cubind_fn = (cubind__cusparseZgtsv2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[181], 181, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 181, (int)cubind_status);
@@ -3935,10 +4111,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2_nopivot_bufferSizeExt_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseSgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[182], 182, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 182, (int)cubind_status);
@@ -3949,10 +4126,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2_nopivot_bufferSizeExt_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_dgtsv2_nopivot_buffer_size_ext(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseDgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[183], 183, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 183, (int)cubind_status);
@@ -3963,10 +4141,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2_nopivot_bufferSizeExt_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseCgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[184], 184, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 184, (int)cubind_status);
@@ -3977,10 +4156,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2_nopivot_bufferSizeExt_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_zgtsv2_nopivot_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseZgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2_nopivot_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2_nopivot_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[185], 185, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 185, (int)cubind_status);
@@ -3991,10 +4171,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2_nopivot_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_sgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseSgtsv2_nopivot_fn cubind_fn = (cubind__cusparseSgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2_nopivot_fn cubind_fn = (cubind__cusparseSgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[186], 186, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 186, (int)cubind_status);
@@ -4005,10 +4186,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2_nopivot_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_dgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseDgtsv2_nopivot_fn cubind_fn = (cubind__cusparseDgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2_nopivot_fn cubind_fn = (cubind__cusparseDgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[187], 187, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 187, (int)cubind_status);
@@ -4019,10 +4201,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2_nopivot_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_cgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseCgtsv2_nopivot_fn cubind_fn = (cubind__cusparseCgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2_nopivot_fn cubind_fn = (cubind__cusparseCgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[188], 188, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 188, (int)cubind_status);
@@ -4033,10 +4216,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2_nopivot_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_zgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)
 {
-    cubind__cusparseZgtsv2_nopivot_fn cubind_fn = (cubind__cusparseZgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2_nopivot_fn cubind_fn = (cubind__cusparseZgtsv2_nopivot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[189], 189, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 189, (int)cubind_status);
@@ -4047,10 +4231,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2StridedBatch_bufferSizeExt_fn)(
 
 cusparseStatus_t cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseSgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[190], 190, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 190, (int)cubind_status);
@@ -4061,10 +4246,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2StridedBatch_bufferSizeExt_fn)(
 
 cusparseStatus_t cubind_cusparse_dgtsv2strided_batch_buffer_size_ext(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseDgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[191], 191);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[191], 191, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 191, (int)cubind_status);
@@ -4075,10 +4261,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2StridedBatch_bufferSizeExt_fn)(
 
 cusparseStatus_t cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseCgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[192], 192, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 192, (int)cubind_status);
@@ -4089,10 +4276,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2StridedBatch_bufferSizeExt_fn)(
 
 cusparseStatus_t cubind_cusparse_zgtsv2strided_batch_buffer_size_ext(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind__cusparseZgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2StridedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsv2StridedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[193], 193, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 193, (int)cubind_status);
@@ -4103,10 +4291,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsv2StridedBatch_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_sgtsv2strided_batch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind__cusparseSgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseSgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseSgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[194], 194, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 194, (int)cubind_status);
@@ -4117,10 +4306,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsv2StridedBatch_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dgtsv2strided_batch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind__cusparseDgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseDgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseDgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[195], 195, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 195, (int)cubind_status);
@@ -4131,10 +4321,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsv2StridedBatch_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_cgtsv2strided_batch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind__cusparseCgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseCgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseCgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[196], 196, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 196, (int)cubind_status);
@@ -4145,10 +4336,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsv2StridedBatch_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_zgtsv2strided_batch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind__cusparseZgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseZgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsv2StridedBatch_fn cubind_fn = (cubind__cusparseZgtsv2StridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[197], 197, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 197, (int)cubind_status);
@@ -4159,10 +4351,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[198], 198, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 198, (int)cubind_status);
@@ -4173,10 +4366,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[199], 199, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 199, (int)cubind_status);
@@ -4187,10 +4381,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseCgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[200], 200, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 200, (int)cubind_status);
@@ -4201,10 +4396,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseZgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgtsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[201], 201, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 201, (int)cubind_status);
@@ -4215,10 +4411,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgtsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sgtsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseSgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseSgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseSgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[202], 202, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 202, (int)cubind_status);
@@ -4229,10 +4426,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgtsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dgtsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseDgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseDgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseDgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[203], 203, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 203, (int)cubind_status);
@@ -4243,10 +4441,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgtsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_cgtsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseCgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseCgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseCgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[204], 204, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 204, (int)cubind_status);
@@ -4257,10 +4456,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgtsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_zgtsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseZgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseZgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgtsvInterleavedBatch_fn cubind_fn = (cubind__cusparseZgtsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[205], 205, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 205, (int)cubind_status);
@@ -4271,10 +4471,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgpsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[206], 206, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 206, (int)cubind_status);
@@ -4285,10 +4486,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgpsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[207], 207, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 207, (int)cubind_status);
@@ -4299,10 +4501,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgpsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseCgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[208], 208, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 208, (int)cubind_status);
@@ -4313,10 +4516,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgpsvInterleavedBatch_bufferSizeExt_f
 
 cusparseStatus_t cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseZgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgpsvInterleavedBatch_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgpsvInterleavedBatch_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[209], 209, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 209, (int)cubind_status);
@@ -4327,10 +4531,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgpsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sgpsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseSgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseSgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseSgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[210], 210, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 210, (int)cubind_status);
@@ -4341,10 +4546,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgpsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dgpsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseDgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseDgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseDgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[211], 211, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 211, (int)cubind_status);
@@ -4355,10 +4561,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgpsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_cgpsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseCgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseCgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseCgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[212], 212, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 212, (int)cubind_status);
@@ -4369,10 +4576,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgpsvInterleavedBatch_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_zgpsv_interleaved_batch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)
 {
-    cubind__cusparseZgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseZgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgpsvInterleavedBatch_fn cubind_fn = (cubind__cusparseZgpsvInterleavedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[213], 213, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 213, (int)cubind_status);
@@ -4383,10 +4591,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrgeam2_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_scsrgeam2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseScsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[214], 214, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 214, (int)cubind_status);
@@ -4397,10 +4606,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrgeam2_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dcsrgeam2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[215], 215, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 215, (int)cubind_status);
@@ -4411,10 +4621,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrgeam2_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_ccsrgeam2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseCcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[216], 216, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 216, (int)cubind_status);
@@ -4425,10 +4636,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrgeam2_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zcsrgeam2_buffer_size_ext(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseZcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrgeam2_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsrgeam2_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[217], 217, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 217, (int)cubind_status);
@@ -4439,10 +4651,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsrgeam2Nnz_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_xcsrgeam2nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)
 {
-    cubind__cusparseXcsrgeam2Nnz_fn cubind_fn = (cubind__cusparseXcsrgeam2Nnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsrgeam2Nnz_fn cubind_fn = (cubind__cusparseXcsrgeam2Nnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[218], 218, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 218, (int)cubind_status);
@@ -4453,10 +4666,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrgeam2_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_scsrgeam2(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseScsrgeam2_fn cubind_fn = (cubind__cusparseScsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrgeam2_fn cubind_fn = (cubind__cusparseScsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[219], 219, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 219, (int)cubind_status);
@@ -4467,10 +4681,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrgeam2_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseDcsrgeam2_fn cubind_fn = (cubind__cusparseDcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[220], 220);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrgeam2_fn cubind_fn = (cubind__cusparseDcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[220], 220, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 220, (int)cubind_status);
@@ -4481,10 +4696,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrgeam2_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_ccsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseCcsrgeam2_fn cubind_fn = (cubind__cusparseCcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[221], 221);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrgeam2_fn cubind_fn = (cubind__cusparseCcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[221], 221, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 221, (int)cubind_status);
@@ -4495,10 +4711,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrgeam2_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseZcsrgeam2_fn cubind_fn = (cubind__cusparseZcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[222], 222);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrgeam2_fn cubind_fn = (cubind__cusparseZcsrgeam2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[222], 222, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 222, (int)cubind_status);
@@ -4509,10 +4726,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsrcolor_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_scsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind__cusparseScsrcolor_fn cubind_fn = (cubind__cusparseScsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[223], 223);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsrcolor_fn cubind_fn = (cubind__cusparseScsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[223], 223, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 223, (int)cubind_status);
@@ -4523,10 +4741,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsrcolor_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind__cusparseDcsrcolor_fn cubind_fn = (cubind__cusparseDcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[224], 224);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsrcolor_fn cubind_fn = (cubind__cusparseDcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[224], 224, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 224, (int)cubind_status);
@@ -4537,10 +4756,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsrcolor_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_ccsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind__cusparseCcsrcolor_fn cubind_fn = (cubind__cusparseCcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[225], 225);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsrcolor_fn cubind_fn = (cubind__cusparseCcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[225], 225, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 225, (int)cubind_status);
@@ -4551,10 +4771,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsrcolor_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind__cusparseZcsrcolor_fn cubind_fn = (cubind__cusparseZcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[226], 226);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsrcolor_fn cubind_fn = (cubind__cusparseZcsrcolor_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[226], 226, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 226, (int)cubind_status);
@@ -4565,10 +4786,11 @@ typedef cusparseStatus_t (*cubind__cusparseSnnz_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_snnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind__cusparseSnnz_fn cubind_fn = (cubind__cusparseSnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[227], 227);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSnnz_fn cubind_fn = (cubind__cusparseSnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[227], 227, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 227, (int)cubind_status);
@@ -4579,10 +4801,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnnz_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_dnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind__cusparseDnnz_fn cubind_fn = (cubind__cusparseDnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[228], 228);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnnz_fn cubind_fn = (cubind__cusparseDnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[228], 228, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 228, (int)cubind_status);
@@ -4593,10 +4816,11 @@ typedef cusparseStatus_t (*cubind__cusparseCnnz_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_cnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind__cusparseCnnz_fn cubind_fn = (cubind__cusparseCnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[229], 229);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCnnz_fn cubind_fn = (cubind__cusparseCnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[229], 229, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 229, (int)cubind_status);
@@ -4607,10 +4831,11 @@ typedef cusparseStatus_t (*cubind__cusparseZnnz_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_znnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind__cusparseZnnz_fn cubind_fn = (cubind__cusparseZnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[230], 230);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZnnz_fn cubind_fn = (cubind__cusparseZnnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[230], 230, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 230, (int)cubind_status);
@@ -4621,10 +4846,11 @@ typedef cusparseStatus_t (*cubind__cusparseSnnz_compress_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_snnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)
 {
-    cubind__cusparseSnnz_compress_fn cubind_fn = (cubind__cusparseSnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[231], 231);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSnnz_compress_fn cubind_fn = (cubind__cusparseSnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[231], 231, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 231, (int)cubind_status);
@@ -4635,10 +4861,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnnz_compress_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_dnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)
 {
-    cubind__cusparseDnnz_compress_fn cubind_fn = (cubind__cusparseDnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[232], 232);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnnz_compress_fn cubind_fn = (cubind__cusparseDnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[232], 232, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 232, (int)cubind_status);
@@ -4649,10 +4876,11 @@ typedef cusparseStatus_t (*cubind__cusparseCnnz_compress_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_cnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)
 {
-    cubind__cusparseCnnz_compress_fn cubind_fn = (cubind__cusparseCnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[233], 233);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCnnz_compress_fn cubind_fn = (cubind__cusparseCnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[233], 233, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 233, (int)cubind_status);
@@ -4663,10 +4891,11 @@ typedef cusparseStatus_t (*cubind__cusparseZnnz_compress_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_znnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)
 {
-    cubind__cusparseZnnz_compress_fn cubind_fn = (cubind__cusparseZnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[234], 234);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZnnz_compress_fn cubind_fn = (cubind__cusparseZnnz_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[234], 234, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 234, (int)cubind_status);
@@ -4677,10 +4906,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2csr_compress_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_scsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)
 {
-    cubind__cusparseScsr2csr_compress_fn cubind_fn = (cubind__cusparseScsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[235], 235);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2csr_compress_fn cubind_fn = (cubind__cusparseScsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[235], 235, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 235, (int)cubind_status);
@@ -4691,10 +4921,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2csr_compress_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_dcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)
 {
-    cubind__cusparseDcsr2csr_compress_fn cubind_fn = (cubind__cusparseDcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[236], 236);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2csr_compress_fn cubind_fn = (cubind__cusparseDcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[236], 236, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 236, (int)cubind_status);
@@ -4705,10 +4936,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2csr_compress_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_ccsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)
 {
-    cubind__cusparseCcsr2csr_compress_fn cubind_fn = (cubind__cusparseCcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[237], 237);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2csr_compress_fn cubind_fn = (cubind__cusparseCcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[237], 237, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 237, (int)cubind_status);
@@ -4719,10 +4951,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2csr_compress_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_zcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)
 {
-    cubind__cusparseZcsr2csr_compress_fn cubind_fn = (cubind__cusparseZcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[238], 238);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2csr_compress_fn cubind_fn = (cubind__cusparseZcsr2csr_compress_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[238], 238, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 238, (int)cubind_status);
@@ -4733,10 +4966,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcoo2csr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_xcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)
 {
-    cubind__cusparseXcoo2csr_fn cubind_fn = (cubind__cusparseXcoo2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[239], 239);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcoo2csr_fn cubind_fn = (cubind__cusparseXcoo2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[239], 239, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 239, (int)cubind_status);
@@ -4747,10 +4981,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsr2coo_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_xcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)
 {
-    cubind__cusparseXcsr2coo_fn cubind_fn = (cubind__cusparseXcsr2coo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[240], 240);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsr2coo_fn cubind_fn = (cubind__cusparseXcsr2coo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[240], 240, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 240, (int)cubind_status);
@@ -4761,10 +4996,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsr2bsrNnz_fn)(cusparseHandle_t hand
 
 cusparseStatus_t cubind_cusparse_xcsr2bsr_nnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)
 {
-    cubind__cusparseXcsr2bsrNnz_fn cubind_fn = (cubind__cusparseXcsr2bsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[241], 241);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsr2bsrNnz_fn cubind_fn = (cubind__cusparseXcsr2bsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[241], 241, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 241, (int)cubind_status);
@@ -4775,10 +5011,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2bsr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_scsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind__cusparseScsr2bsr_fn cubind_fn = (cubind__cusparseScsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[242], 242);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2bsr_fn cubind_fn = (cubind__cusparseScsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[242], 242, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 242, (int)cubind_status);
@@ -4789,10 +5026,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2bsr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_dcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind__cusparseDcsr2bsr_fn cubind_fn = (cubind__cusparseDcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[243], 243);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2bsr_fn cubind_fn = (cubind__cusparseDcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[243], 243, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 243, (int)cubind_status);
@@ -4803,10 +5041,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2bsr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_ccsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind__cusparseCcsr2bsr_fn cubind_fn = (cubind__cusparseCcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[244], 244);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2bsr_fn cubind_fn = (cubind__cusparseCcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[244], 244, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 244, (int)cubind_status);
@@ -4817,10 +5056,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2bsr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_zcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind__cusparseZcsr2bsr_fn cubind_fn = (cubind__cusparseZcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[245], 245);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2bsr_fn cubind_fn = (cubind__cusparseZcsr2bsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[245], 245, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 245, (int)cubind_status);
@@ -4831,10 +5071,11 @@ typedef cusparseStatus_t (*cubind__cusparseSbsr2csr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_sbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseSbsr2csr_fn cubind_fn = (cubind__cusparseSbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[246], 246);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSbsr2csr_fn cubind_fn = (cubind__cusparseSbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[246], 246, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 246, (int)cubind_status);
@@ -4845,10 +5086,11 @@ typedef cusparseStatus_t (*cubind__cusparseDbsr2csr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_dbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseDbsr2csr_fn cubind_fn = (cubind__cusparseDbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[247], 247);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDbsr2csr_fn cubind_fn = (cubind__cusparseDbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[247], 247, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 247, (int)cubind_status);
@@ -4859,10 +5101,11 @@ typedef cusparseStatus_t (*cubind__cusparseCbsr2csr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_cbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseCbsr2csr_fn cubind_fn = (cubind__cusparseCbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[248], 248);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCbsr2csr_fn cubind_fn = (cubind__cusparseCbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[248], 248, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 248, (int)cubind_status);
@@ -4873,10 +5116,11 @@ typedef cusparseStatus_t (*cubind__cusparseZbsr2csr_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_zbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseZbsr2csr_fn cubind_fn = (cubind__cusparseZbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[249], 249);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZbsr2csr_fn cubind_fn = (cubind__cusparseZbsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[249], 249, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 249, (int)cubind_status);
@@ -4887,10 +5131,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsc_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsc_buffer_size(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[250], 250);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[250], 250, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 250, (int)cubind_status);
@@ -4901,10 +5146,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsc_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsc_buffer_size(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[251], 251);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[251], 251, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 251, (int)cubind_status);
@@ -4915,10 +5161,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsc_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsc_buffer_size(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[252], 252);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[252], 252, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 252, (int)cubind_status);
@@ -4929,10 +5176,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsc_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsc_buffer_size(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[253], 253);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsc_bufferSize_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[253], 253, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 253, (int)cubind_status);
@@ -4943,10 +5191,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsc_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsc_buffer_size_ext(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseSgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[254], 254);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[254], 254, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 254, (int)cubind_status);
@@ -4957,10 +5206,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsc_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsc_buffer_size_ext(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseDgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[255], 255);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[255], 255, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 255, (int)cubind_status);
@@ -4971,10 +5221,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsc_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsc_buffer_size_ext(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseCgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[256], 256);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[256], 256, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 256, (int)cubind_status);
@@ -4985,10 +5236,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsc_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsc_buffer_size_ext(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseZgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[257], 257);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsc_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[257], 257, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 257, (int)cubind_status);
@@ -4999,10 +5251,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsc_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseSgebsr2gebsc_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[258], 258);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsc_fn cubind_fn = (cubind__cusparseSgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[258], 258, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 258, (int)cubind_status);
@@ -5013,10 +5266,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsc_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseDgebsr2gebsc_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[259], 259);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsc_fn cubind_fn = (cubind__cusparseDgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[259], 259, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 259, (int)cubind_status);
@@ -5027,10 +5281,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsc_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseCgebsr2gebsc_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[260], 260);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsc_fn cubind_fn = (cubind__cusparseCgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[260], 260, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 260, (int)cubind_status);
@@ -5041,10 +5296,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsc_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind__cusparseZgebsr2gebsc_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[261], 261);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsc_fn cubind_fn = (cubind__cusparseZgebsr2gebsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[261], 261, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 261, (int)cubind_status);
@@ -5055,10 +5311,11 @@ typedef cusparseStatus_t (*cubind__cusparseXgebsr2csr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_xgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseXgebsr2csr_fn cubind_fn = (cubind__cusparseXgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[262], 262);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXgebsr2csr_fn cubind_fn = (cubind__cusparseXgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[262], 262, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 262, (int)cubind_status);
@@ -5069,10 +5326,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2csr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_sgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseSgebsr2csr_fn cubind_fn = (cubind__cusparseSgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[263], 263);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2csr_fn cubind_fn = (cubind__cusparseSgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[263], 263, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 263, (int)cubind_status);
@@ -5083,10 +5341,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2csr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_dgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseDgebsr2csr_fn cubind_fn = (cubind__cusparseDgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[264], 264);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2csr_fn cubind_fn = (cubind__cusparseDgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[264], 264, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 264, (int)cubind_status);
@@ -5097,10 +5356,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2csr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_cgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseCgebsr2csr_fn cubind_fn = (cubind__cusparseCgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[265], 265);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2csr_fn cubind_fn = (cubind__cusparseCgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[265], 265, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 265, (int)cubind_status);
@@ -5111,10 +5371,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2csr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_zgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind__cusparseZgebsr2csr_fn cubind_fn = (cubind__cusparseZgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[266], 266);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2csr_fn cubind_fn = (cubind__cusparseZgebsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[266], 266, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 266, (int)cubind_status);
@@ -5125,10 +5386,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2gebsr_bufferSize_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_scsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseScsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseScsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[267], 267);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseScsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[267], 267, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 267, (int)cubind_status);
@@ -5139,10 +5401,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2gebsr_bufferSize_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dcsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseDcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[268], 268);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseDcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[268], 268, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 268, (int)cubind_status);
@@ -5153,10 +5416,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2gebsr_bufferSize_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_ccsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseCcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[269], 269);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseCcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[269], 269, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 269, (int)cubind_status);
@@ -5167,10 +5431,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2gebsr_bufferSize_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_zcsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseZcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[270], 270);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseZcsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[270], 270, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 270, (int)cubind_status);
@@ -5181,10 +5446,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2gebsr_bufferSizeExt_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_scsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseScsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[271], 271);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[271], 271, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 271, (int)cubind_status);
@@ -5195,10 +5461,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2gebsr_bufferSizeExt_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_dcsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseDcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[272], 272);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[272], 272, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 272, (int)cubind_status);
@@ -5209,10 +5476,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2gebsr_bufferSizeExt_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_ccsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseCcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[273], 273);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[273], 273, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 273, (int)cubind_status);
@@ -5223,10 +5491,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2gebsr_bufferSizeExt_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_zcsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind__cusparseZcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[274], 274);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[274], 274, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 274, (int)cubind_status);
@@ -5237,10 +5506,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsr2gebsrNnz_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_xcsr2gebsr_nnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseXcsr2gebsrNnz_fn cubind_fn = (cubind__cusparseXcsr2gebsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[275], 275);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsr2gebsrNnz_fn cubind_fn = (cubind__cusparseXcsr2gebsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[275], 275, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 275, (int)cubind_status);
@@ -5251,10 +5521,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2gebsr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_scsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind__cusparseScsr2gebsr_fn cubind_fn = (cubind__cusparseScsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[276], 276);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2gebsr_fn cubind_fn = (cubind__cusparseScsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[276], 276, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 276, (int)cubind_status);
@@ -5265,10 +5536,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2gebsr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_dcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind__cusparseDcsr2gebsr_fn cubind_fn = (cubind__cusparseDcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[277], 277);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2gebsr_fn cubind_fn = (cubind__cusparseDcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[277], 277, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 277, (int)cubind_status);
@@ -5279,10 +5551,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2gebsr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_ccsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind__cusparseCcsr2gebsr_fn cubind_fn = (cubind__cusparseCcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[278], 278);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2gebsr_fn cubind_fn = (cubind__cusparseCcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[278], 278, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 278, (int)cubind_status);
@@ -5293,10 +5566,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2gebsr_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_zcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind__cusparseZcsr2gebsr_fn cubind_fn = (cubind__cusparseZcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[279], 279);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2gebsr_fn cubind_fn = (cubind__cusparseZcsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[279], 279, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 279, (int)cubind_status);
@@ -5307,10 +5581,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsr_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind__cusparseSgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[280], 280);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[280], 280, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 280, (int)cubind_status);
@@ -5321,10 +5596,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsr_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind__cusparseDgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[281], 281);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[281], 281, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 281, (int)cubind_status);
@@ -5335,10 +5611,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsr_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind__cusparseCgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[282], 282);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[282], 282, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 282, (int)cubind_status);
@@ -5349,10 +5626,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsr_bufferSize_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind__cusparseZgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[283], 283);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsr_bufferSize_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[283], 283, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 283, (int)cubind_status);
@@ -5363,10 +5641,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsr_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind__cusparseSgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[284], 284);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[284], 284, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 284, (int)cubind_status);
@@ -5377,10 +5656,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsr_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind__cusparseDgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[285], 285);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[285], 285, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 285, (int)cubind_status);
@@ -5391,10 +5671,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsr_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind__cusparseCgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[286], 286);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[286], 286, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 286, (int)cubind_status);
@@ -5405,10 +5686,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsr_bufferSizeExt_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_ext(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind__cusparseZgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[287], 287);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[287], 287, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 287, (int)cubind_status);
@@ -5419,10 +5701,11 @@ typedef cusparseStatus_t (*cubind__cusparseXgebsr2gebsrNnz_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_xgebsr2gebsr_nnz(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseXgebsr2gebsrNnz_fn cubind_fn = (cubind__cusparseXgebsr2gebsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[288], 288);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXgebsr2gebsrNnz_fn cubind_fn = (cubind__cusparseXgebsr2gebsrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[288], 288, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 288, (int)cubind_status);
@@ -5433,10 +5716,11 @@ typedef cusparseStatus_t (*cubind__cusparseSgebsr2gebsr_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_sgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind__cusparseSgebsr2gebsr_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[289], 289);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSgebsr2gebsr_fn cubind_fn = (cubind__cusparseSgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[289], 289, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 289, (int)cubind_status);
@@ -5447,10 +5731,11 @@ typedef cusparseStatus_t (*cubind__cusparseDgebsr2gebsr_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_dgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind__cusparseDgebsr2gebsr_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[290], 290);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDgebsr2gebsr_fn cubind_fn = (cubind__cusparseDgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[290], 290, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 290, (int)cubind_status);
@@ -5461,10 +5746,11 @@ typedef cusparseStatus_t (*cubind__cusparseCgebsr2gebsr_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_cgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind__cusparseCgebsr2gebsr_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[291], 291);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCgebsr2gebsr_fn cubind_fn = (cubind__cusparseCgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[291], 291, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 291, (int)cubind_status);
@@ -5475,10 +5761,11 @@ typedef cusparseStatus_t (*cubind__cusparseZgebsr2gebsr_fn)(cusparseHandle_t han
 
 cusparseStatus_t cubind_cusparse_zgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind__cusparseZgebsr2gebsr_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[292], 292);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZgebsr2gebsr_fn cubind_fn = (cubind__cusparseZgebsr2gebsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[292], 292, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 292, (int)cubind_status);
@@ -5489,10 +5776,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateIdentityPermutation_fn)(cuspars
 
 cusparseStatus_t cubind_cusparse_create_identity_permutation(cusparseHandle_t handle, int n, int *p)
 {
-    cubind__cusparseCreateIdentityPermutation_fn cubind_fn = (cubind__cusparseCreateIdentityPermutation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[293], 293);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateIdentityPermutation_fn cubind_fn = (cubind__cusparseCreateIdentityPermutation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[293], 293, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 293, (int)cubind_status);
@@ -5503,10 +5791,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcoosort_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_xcoosort_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseXcoosort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcoosort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[294], 294);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcoosort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcoosort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[294], 294, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 294, (int)cubind_status);
@@ -5517,10 +5806,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcoosortByRow_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_xcoosort_by_row(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)
 {
-    cubind__cusparseXcoosortByRow_fn cubind_fn = (cubind__cusparseXcoosortByRow_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[295], 295);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcoosortByRow_fn cubind_fn = (cubind__cusparseXcoosortByRow_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[295], 295, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 295, (int)cubind_status);
@@ -5531,10 +5821,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcoosortByColumn_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_xcoosort_by_column(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)
 {
-    cubind__cusparseXcoosortByColumn_fn cubind_fn = (cubind__cusparseXcoosortByColumn_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[296], 296);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcoosortByColumn_fn cubind_fn = (cubind__cusparseXcoosortByColumn_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[296], 296, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 296, (int)cubind_status);
@@ -5545,10 +5836,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsrsort_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_xcsrsort_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseXcsrsort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcsrsort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[297], 297);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsrsort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcsrsort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[297], 297, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 297, (int)cubind_status);
@@ -5559,10 +5851,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcsrsort_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_xcsrsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer)
 {
-    cubind__cusparseXcsrsort_fn cubind_fn = (cubind__cusparseXcsrsort_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[298], 298);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcsrsort_fn cubind_fn = (cubind__cusparseXcsrsort_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[298], 298, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 298, (int)cubind_status);
@@ -5573,10 +5866,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcscsort_bufferSizeExt_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_xcscsort_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseXcscsort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcscsort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[299], 299);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcscsort_bufferSizeExt_fn cubind_fn = (cubind__cusparseXcscsort_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[299], 299, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 299, (int)cubind_status);
@@ -5587,10 +5881,11 @@ typedef cusparseStatus_t (*cubind__cusparseXcscsort_fn)(cusparseHandle_t handle,
 
 cusparseStatus_t cubind_cusparse_xcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)
 {
-    cubind__cusparseXcscsort_fn cubind_fn = (cubind__cusparseXcscsort_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[300], 300);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseXcscsort_fn cubind_fn = (cubind__cusparseXcscsort_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[300], 300, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 300, (int)cubind_status);
@@ -5601,10 +5896,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsru2csr_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_scsru2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseScsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[301], 301);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseScsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[301], 301, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 301, (int)cubind_status);
@@ -5615,10 +5911,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsru2csr_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_dcsru2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[302], 302);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[302], 302, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 302, (int)cubind_status);
@@ -5629,10 +5926,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsru2csr_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_ccsru2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseCcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[303], 303);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseCcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[303], 303, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 303, (int)cubind_status);
@@ -5643,10 +5941,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsru2csr_bufferSizeExt_fn)(cusparseH
 
 cusparseStatus_t cubind_cusparse_zcsru2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseZcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[304], 304);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsru2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseZcsru2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[304], 304, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 304, (int)cubind_status);
@@ -5657,10 +5956,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsru2csr_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_scsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseScsru2csr_fn cubind_fn = (cubind__cusparseScsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[305], 305);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsru2csr_fn cubind_fn = (cubind__cusparseScsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[305], 305, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 305, (int)cubind_status);
@@ -5671,10 +5971,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsru2csr_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDcsru2csr_fn cubind_fn = (cubind__cusparseDcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[306], 306);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsru2csr_fn cubind_fn = (cubind__cusparseDcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[306], 306, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 306, (int)cubind_status);
@@ -5685,10 +5986,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsru2csr_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_ccsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseCcsru2csr_fn cubind_fn = (cubind__cusparseCcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[307], 307);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsru2csr_fn cubind_fn = (cubind__cusparseCcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[307], 307, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 307, (int)cubind_status);
@@ -5699,10 +6001,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsru2csr_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseZcsru2csr_fn cubind_fn = (cubind__cusparseZcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[308], 308);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsru2csr_fn cubind_fn = (cubind__cusparseZcsru2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[308], 308, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 308, (int)cubind_status);
@@ -5713,10 +6016,11 @@ typedef cusparseStatus_t (*cubind__cusparseScsr2csru_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_scsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseScsr2csru_fn cubind_fn = (cubind__cusparseScsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[309], 309);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScsr2csru_fn cubind_fn = (cubind__cusparseScsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[309], 309, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 309, (int)cubind_status);
@@ -5727,10 +6031,11 @@ typedef cusparseStatus_t (*cubind__cusparseDcsr2csru_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_dcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDcsr2csru_fn cubind_fn = (cubind__cusparseDcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[310], 310);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDcsr2csru_fn cubind_fn = (cubind__cusparseDcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[310], 310, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 310, (int)cubind_status);
@@ -5741,10 +6046,11 @@ typedef cusparseStatus_t (*cubind__cusparseCcsr2csru_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_ccsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseCcsr2csru_fn cubind_fn = (cubind__cusparseCcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[311], 311);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCcsr2csru_fn cubind_fn = (cubind__cusparseCcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[311], 311, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 311, (int)cubind_status);
@@ -5755,10 +6061,11 @@ typedef cusparseStatus_t (*cubind__cusparseZcsr2csru_fn)(cusparseHandle_t handle
 
 cusparseStatus_t cubind_cusparse_zcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind__cusparseZcsr2csru_fn cubind_fn = (cubind__cusparseZcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[312], 312);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseZcsr2csru_fn cubind_fn = (cubind__cusparseZcsr2csru_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[312], 312, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 312, (int)cubind_status);
@@ -5769,10 +6076,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csr_bufferSizeExt_fn)(cus
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[313], 313);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[313], 313, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 313, (int)cubind_status);
@@ -5783,10 +6091,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csr_bufferSizeExt_fn)(cus
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[314], 314);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[314], 314, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 314, (int)cubind_status);
@@ -5797,10 +6106,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csrNnz_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseSpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseSpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[315], 315);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseSpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[315], 315, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 315, (int)cubind_status);
@@ -5811,10 +6121,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csrNnz_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseDpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseDpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[316], 316);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseDpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[316], 316, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 316, (int)cubind_status);
@@ -5825,10 +6136,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csr_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseSpruneDense2csr_fn cubind_fn = (cubind__cusparseSpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[317], 317);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csr_fn cubind_fn = (cubind__cusparseSpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[317], 317, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 317, (int)cubind_status);
@@ -5839,10 +6151,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csr_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseDpruneDense2csr_fn cubind_fn = (cubind__cusparseDpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[318], 318);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csr_fn cubind_fn = (cubind__cusparseDpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[318], 318, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 318, (int)cubind_status);
@@ -5853,10 +6166,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csr_bufferSizeExt_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[319], 319);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[319], 319, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 319, (int)cubind_status);
@@ -5867,10 +6181,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csr_bufferSizeExt_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[320], 320);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[320], 320, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 320, (int)cubind_status);
@@ -5881,10 +6196,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csrNnz_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseSpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseSpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[321], 321);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseSpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[321], 321, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 321, (int)cubind_status);
@@ -5895,10 +6211,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csrNnz_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseDpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseDpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[322], 322);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseDpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[322], 322, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 322, (int)cubind_status);
@@ -5909,10 +6226,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csr_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseSpruneCsr2csr_fn cubind_fn = (cubind__cusparseSpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[323], 323);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csr_fn cubind_fn = (cubind__cusparseSpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[323], 323, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 323, (int)cubind_status);
@@ -5923,10 +6241,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csr_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseDpruneCsr2csr_fn cubind_fn = (cubind__cusparseDpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[324], 324);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csr_fn cubind_fn = (cubind__cusparseDpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[324], 324, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 324, (int)cubind_status);
@@ -5937,10 +6256,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csrByPercentage_bufferSiz
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[325], 325);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[325], 325, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 325, (int)cubind_status);
@@ -5951,10 +6271,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csrByPercentage_bufferSiz
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[326], 326);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[326], 326, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 326, (int)cubind_status);
@@ -5965,10 +6286,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csrNnzByPercentage_fn)(cu
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseSpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseSpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[327], 327);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseSpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[327], 327, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 327, (int)cubind_status);
@@ -5979,10 +6301,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csrNnzByPercentage_fn)(cu
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseDpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[328], 328);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseDpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[328], 328, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 328, (int)cubind_status);
@@ -5993,10 +6316,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneDense2csrByPercentage_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseSpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseSpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[329], 329);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseSpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[329], 329, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 329, (int)cubind_status);
@@ -6007,10 +6331,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneDense2csrByPercentage_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseDpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[330], 330);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseDpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[330], 330, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 330, (int)cubind_status);
@@ -6021,10 +6346,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csrByPercentage_bufferSizeE
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseSpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[331], 331);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseSpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[331], 331, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 331, (int)cubind_status);
@@ -6035,10 +6361,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csrByPercentage_bufferSizeE
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseDpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[332], 332);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseDpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[332], 332, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 332, (int)cubind_status);
@@ -6049,10 +6376,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csrNnzByPercentage_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseSpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseSpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[333], 333);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseSpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[333], 333, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 333, (int)cubind_status);
@@ -6063,10 +6391,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csrNnzByPercentage_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseDpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[334], 334);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseDpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[334], 334, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 334, (int)cubind_status);
@@ -6077,10 +6406,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpruneCsr2csrByPercentage_fn)(cuspars
 
 cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseSpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseSpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[335], 335);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseSpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[335], 335, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 335, (int)cubind_status);
@@ -6091,10 +6421,11 @@ typedef cusparseStatus_t (*cubind__cusparseDpruneCsr2csrByPercentage_fn)(cuspars
 
 cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseDpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseDpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[336], 336);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseDpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[336], 336, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 336, (int)cubind_status);
@@ -6105,10 +6436,11 @@ typedef cusparseStatus_t (*cubind__cusparseCsr2cscEx2_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_csr2csc_ex2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)
 {
-    cubind__cusparseCsr2cscEx2_fn cubind_fn = (cubind__cusparseCsr2cscEx2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[337], 337);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCsr2cscEx2_fn cubind_fn = (cubind__cusparseCsr2cscEx2_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[337], 337, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 337, (int)cubind_status);
@@ -6119,10 +6451,11 @@ typedef cusparseStatus_t (*cubind__cusparseCsr2cscEx2_bufferSize_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_csr2csc_ex2_buffer_size(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseCsr2cscEx2_bufferSize_fn cubind_fn = (cubind__cusparseCsr2cscEx2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[338], 338);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCsr2cscEx2_bufferSize_fn cubind_fn = (cubind__cusparseCsr2cscEx2_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[338], 338, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 338, (int)cubind_status);
@@ -6133,10 +6466,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateSpVec_fn)(cusparseSpVecDescr_t 
 
 cusparseStatus_t cubind_cusparse_create_sp_vec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateSpVec_fn cubind_fn = (cubind__cusparseCreateSpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[339], 339);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateSpVec_fn cubind_fn = (cubind__cusparseCreateSpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[339], 339, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 339, (int)cubind_status);
@@ -6147,10 +6481,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstSpVec_fn)(cusparseConstSpV
 
 cusparseStatus_t cubind_cusparse_create_const_sp_vec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstSpVec_fn cubind_fn = (cubind__cusparseCreateConstSpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[340], 340);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstSpVec_fn cubind_fn = (cubind__cusparseCreateConstSpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[340], 340, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 340, (int)cubind_status);
@@ -6161,10 +6496,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroySpVec_fn)(cusparseConstSpVecDe
 
 cusparseStatus_t cubind_cusparse_destroy_sp_vec(cusparseConstSpVecDescr_t spVecDescr)
 {
-    cubind__cusparseDestroySpVec_fn cubind_fn = (cubind__cusparseDestroySpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[341], 341);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroySpVec_fn cubind_fn = (cubind__cusparseDestroySpVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[341], 341, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 341, (int)cubind_status);
@@ -6175,10 +6511,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVecGet_fn)(cusparseSpVecDescr_t spV
 
 cusparseStatus_t cubind_cusparse_sp_vec_get(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseSpVecGet_fn cubind_fn = (cubind__cusparseSpVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[342], 342);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVecGet_fn cubind_fn = (cubind__cusparseSpVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[342], 342, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 342, (int)cubind_status);
@@ -6189,10 +6526,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstSpVecGet_fn)(cusparseConstSpVecD
 
 cusparseStatus_t cubind_cusparse_const_sp_vec_get(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseConstSpVecGet_fn cubind_fn = (cubind__cusparseConstSpVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[343], 343);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstSpVecGet_fn cubind_fn = (cubind__cusparseConstSpVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[343], 343, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 343, (int)cubind_status);
@@ -6203,10 +6541,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVecGetIndexBase_fn)(cusparseConstSp
 
 cusparseStatus_t cubind_cusparse_sp_vec_get_index_base(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)
 {
-    cubind__cusparseSpVecGetIndexBase_fn cubind_fn = (cubind__cusparseSpVecGetIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[344], 344);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVecGetIndexBase_fn cubind_fn = (cubind__cusparseSpVecGetIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[344], 344, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, idxBase);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 344, (int)cubind_status);
@@ -6217,10 +6556,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVecGetValues_fn)(cusparseSpVecDescr
 
 cusparseStatus_t cubind_cusparse_sp_vec_get_values(cusparseSpVecDescr_t spVecDescr, void **values)
 {
-    cubind__cusparseSpVecGetValues_fn cubind_fn = (cubind__cusparseSpVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[345], 345);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVecGetValues_fn cubind_fn = (cubind__cusparseSpVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[345], 345, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 345, (int)cubind_status);
@@ -6231,10 +6571,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstSpVecGetValues_fn)(cusparseConst
 
 cusparseStatus_t cubind_cusparse_const_sp_vec_get_values(cusparseConstSpVecDescr_t spVecDescr, const void **values)
 {
-    cubind__cusparseConstSpVecGetValues_fn cubind_fn = (cubind__cusparseConstSpVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[346], 346);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstSpVecGetValues_fn cubind_fn = (cubind__cusparseConstSpVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[346], 346, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 346, (int)cubind_status);
@@ -6245,10 +6586,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVecSetValues_fn)(cusparseSpVecDescr
 
 cusparseStatus_t cubind_cusparse_sp_vec_set_values(cusparseSpVecDescr_t spVecDescr, void *values)
 {
-    cubind__cusparseSpVecSetValues_fn cubind_fn = (cubind__cusparseSpVecSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[347], 347);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVecSetValues_fn cubind_fn = (cubind__cusparseSpVecSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[347], 347, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 347, (int)cubind_status);
@@ -6259,10 +6601,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateDnVec_fn)(cusparseDnVecDescr_t 
 
 cusparseStatus_t cubind_cusparse_create_dn_vec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)
 {
-    cubind__cusparseCreateDnVec_fn cubind_fn = (cubind__cusparseCreateDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[348], 348);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateDnVec_fn cubind_fn = (cubind__cusparseCreateDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[348], 348, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 348, (int)cubind_status);
@@ -6273,10 +6616,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstDnVec_fn)(cusparseConstDnV
 
 cusparseStatus_t cubind_cusparse_create_const_dn_vec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstDnVec_fn cubind_fn = (cubind__cusparseCreateConstDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[349], 349);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstDnVec_fn cubind_fn = (cubind__cusparseCreateConstDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[349], 349, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 349, (int)cubind_status);
@@ -6287,10 +6631,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyDnVec_fn)(cusparseConstDnVecDe
 
 cusparseStatus_t cubind_cusparse_destroy_dn_vec(cusparseConstDnVecDescr_t dnVecDescr)
 {
-    cubind__cusparseDestroyDnVec_fn cubind_fn = (cubind__cusparseDestroyDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[350], 350);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyDnVec_fn cubind_fn = (cubind__cusparseDestroyDnVec_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[350], 350, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 350, (int)cubind_status);
@@ -6301,10 +6646,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnVecGet_fn)(cusparseDnVecDescr_t dnV
 
 cusparseStatus_t cubind_cusparse_dn_vec_get(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)
 {
-    cubind__cusparseDnVecGet_fn cubind_fn = (cubind__cusparseDnVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[351], 351);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnVecGet_fn cubind_fn = (cubind__cusparseDnVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[351], 351, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 351, (int)cubind_status);
@@ -6315,10 +6661,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstDnVecGet_fn)(cusparseConstDnVecD
 
 cusparseStatus_t cubind_cusparse_const_dn_vec_get(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)
 {
-    cubind__cusparseConstDnVecGet_fn cubind_fn = (cubind__cusparseConstDnVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[352], 352);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstDnVecGet_fn cubind_fn = (cubind__cusparseConstDnVecGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[352], 352, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 352, (int)cubind_status);
@@ -6329,10 +6676,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnVecGetValues_fn)(cusparseDnVecDescr
 
 cusparseStatus_t cubind_cusparse_dn_vec_get_values(cusparseDnVecDescr_t dnVecDescr, void **values)
 {
-    cubind__cusparseDnVecGetValues_fn cubind_fn = (cubind__cusparseDnVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[353], 353);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnVecGetValues_fn cubind_fn = (cubind__cusparseDnVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[353], 353, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 353, (int)cubind_status);
@@ -6343,10 +6691,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstDnVecGetValues_fn)(cusparseConst
 
 cusparseStatus_t cubind_cusparse_const_dn_vec_get_values(cusparseConstDnVecDescr_t dnVecDescr, const void **values)
 {
-    cubind__cusparseConstDnVecGetValues_fn cubind_fn = (cubind__cusparseConstDnVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[354], 354);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstDnVecGetValues_fn cubind_fn = (cubind__cusparseConstDnVecGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[354], 354, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 354, (int)cubind_status);
@@ -6357,10 +6706,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnVecSetValues_fn)(cusparseDnVecDescr
 
 cusparseStatus_t cubind_cusparse_dn_vec_set_values(cusparseDnVecDescr_t dnVecDescr, void *values)
 {
-    cubind__cusparseDnVecSetValues_fn cubind_fn = (cubind__cusparseDnVecSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[355], 355);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnVecSetValues_fn cubind_fn = (cubind__cusparseDnVecSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[355], 355, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 355, (int)cubind_status);
@@ -6371,10 +6721,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroySpMat_fn)(cusparseConstSpMatDe
 
 cusparseStatus_t cubind_cusparse_destroy_sp_mat(cusparseConstSpMatDescr_t spMatDescr)
 {
-    cubind__cusparseDestroySpMat_fn cubind_fn = (cubind__cusparseDestroySpMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[356], 356);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroySpMat_fn cubind_fn = (cubind__cusparseDestroySpMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[356], 356, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 356, (int)cubind_status);
@@ -6385,10 +6736,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetFormat_fn)(cusparseConstSpMat
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_format(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)
 {
-    cubind__cusparseSpMatGetFormat_fn cubind_fn = (cubind__cusparseSpMatGetFormat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[357], 357);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetFormat_fn cubind_fn = (cubind__cusparseSpMatGetFormat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[357], 357, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, format);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 357, (int)cubind_status);
@@ -6399,10 +6751,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetIndexBase_fn)(cusparseConstSp
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_index_base(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)
 {
-    cubind__cusparseSpMatGetIndexBase_fn cubind_fn = (cubind__cusparseSpMatGetIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[358], 358);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetIndexBase_fn cubind_fn = (cubind__cusparseSpMatGetIndexBase_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[358], 358, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, idxBase);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 358, (int)cubind_status);
@@ -6413,10 +6766,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetValues_fn)(cusparseSpMatDescr
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_values(cusparseSpMatDescr_t spMatDescr, void **values)
 {
-    cubind__cusparseSpMatGetValues_fn cubind_fn = (cubind__cusparseSpMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[359], 359);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetValues_fn cubind_fn = (cubind__cusparseSpMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[359], 359, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 359, (int)cubind_status);
@@ -6427,10 +6781,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstSpMatGetValues_fn)(cusparseConst
 
 cusparseStatus_t cubind_cusparse_const_sp_mat_get_values(cusparseConstSpMatDescr_t spMatDescr, const void **values)
 {
-    cubind__cusparseConstSpMatGetValues_fn cubind_fn = (cubind__cusparseConstSpMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[360], 360);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstSpMatGetValues_fn cubind_fn = (cubind__cusparseConstSpMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[360], 360, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 360, (int)cubind_status);
@@ -6441,10 +6796,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatSetValues_fn)(cusparseSpMatDescr
 
 cusparseStatus_t cubind_cusparse_sp_mat_set_values(cusparseSpMatDescr_t spMatDescr, void *values)
 {
-    cubind__cusparseSpMatSetValues_fn cubind_fn = (cubind__cusparseSpMatSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[361], 361);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatSetValues_fn cubind_fn = (cubind__cusparseSpMatSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[361], 361, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 361, (int)cubind_status);
@@ -6455,10 +6811,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetSize_fn)(cusparseConstSpMatDe
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_size(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)
 {
-    cubind__cusparseSpMatGetSize_fn cubind_fn = (cubind__cusparseSpMatGetSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[362], 362);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetSize_fn cubind_fn = (cubind__cusparseSpMatGetSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[362], 362, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 362, (int)cubind_status);
@@ -6469,10 +6826,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetStridedBatch_fn)(cusparseCons
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_strided_batch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)
 {
-    cubind__cusparseSpMatGetStridedBatch_fn cubind_fn = (cubind__cusparseSpMatGetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[363], 363);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetStridedBatch_fn cubind_fn = (cubind__cusparseSpMatGetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[363], 363, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, batchCount);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 363, (int)cubind_status);
@@ -6483,10 +6841,11 @@ typedef cusparseStatus_t (*cubind__cusparseCooSetStridedBatch_fn)(cusparseSpMatD
 
 cusparseStatus_t cubind_cusparse_coo_set_strided_batch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)
 {
-    cubind__cusparseCooSetStridedBatch_fn cubind_fn = (cubind__cusparseCooSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[364], 364);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCooSetStridedBatch_fn cubind_fn = (cubind__cusparseCooSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[364], 364, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, batchCount, batchStride);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 364, (int)cubind_status);
@@ -6497,10 +6856,11 @@ typedef cusparseStatus_t (*cubind__cusparseCsrSetStridedBatch_fn)(cusparseSpMatD
 
 cusparseStatus_t cubind_cusparse_csr_set_strided_batch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride)
 {
-    cubind__cusparseCsrSetStridedBatch_fn cubind_fn = (cubind__cusparseCsrSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[365], 365);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCsrSetStridedBatch_fn cubind_fn = (cubind__cusparseCsrSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[365], 365, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 365, (int)cubind_status);
@@ -6511,10 +6871,11 @@ typedef cusparseStatus_t (*cubind__cusparseBsrSetStridedBatch_fn)(cusparseSpMatD
 
 cusparseStatus_t cubind_cusparse_bsr_set_strided_batch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride)
 {
-    cubind__cusparseBsrSetStridedBatch_fn cubind_fn = (cubind__cusparseBsrSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[366], 366);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseBsrSetStridedBatch_fn cubind_fn = (cubind__cusparseBsrSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[366], 366, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 366, (int)cubind_status);
@@ -6525,10 +6886,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatGetAttribute_fn)(cusparseConstSp
 
 cusparseStatus_t cubind_cusparse_sp_mat_get_attribute(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
 {
-    cubind__cusparseSpMatGetAttribute_fn cubind_fn = (cubind__cusparseSpMatGetAttribute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[367], 367);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatGetAttribute_fn cubind_fn = (cubind__cusparseSpMatGetAttribute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[367], 367, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 367, (int)cubind_status);
@@ -6539,10 +6901,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMatSetAttribute_fn)(cusparseSpMatDe
 
 cusparseStatus_t cubind_cusparse_sp_mat_set_attribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
 {
-    cubind__cusparseSpMatSetAttribute_fn cubind_fn = (cubind__cusparseSpMatSetAttribute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[368], 368);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMatSetAttribute_fn cubind_fn = (cubind__cusparseSpMatSetAttribute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[368], 368, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 368, (int)cubind_status);
@@ -6553,10 +6916,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCsr_fn)(cusparseSpMatDescr_t *s
 
 cusparseStatus_t cubind_cusparse_create_csr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateCsr_fn cubind_fn = (cubind__cusparseCreateCsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[369], 369);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCsr_fn cubind_fn = (cubind__cusparseCreateCsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[369], 369, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 369, (int)cubind_status);
@@ -6567,10 +6931,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstCsr_fn)(cusparseConstSpMat
 
 cusparseStatus_t cubind_cusparse_create_const_csr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstCsr_fn cubind_fn = (cubind__cusparseCreateConstCsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[370], 370);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstCsr_fn cubind_fn = (cubind__cusparseCreateConstCsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[370], 370, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 370, (int)cubind_status);
@@ -6581,10 +6946,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCsc_fn)(cusparseSpMatDescr_t *s
 
 cusparseStatus_t cubind_cusparse_create_csc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateCsc_fn cubind_fn = (cubind__cusparseCreateCsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[371], 371);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCsc_fn cubind_fn = (cubind__cusparseCreateCsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[371], 371, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 371, (int)cubind_status);
@@ -6595,10 +6961,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstCsc_fn)(cusparseConstSpMat
 
 cusparseStatus_t cubind_cusparse_create_const_csc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstCsc_fn cubind_fn = (cubind__cusparseCreateConstCsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[372], 372);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstCsc_fn cubind_fn = (cubind__cusparseCreateConstCsc_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[372], 372, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 372, (int)cubind_status);
@@ -6609,10 +6976,11 @@ typedef cusparseStatus_t (*cubind__cusparseCsrGet_fn)(cusparseSpMatDescr_t spMat
 
 cusparseStatus_t cubind_cusparse_csr_get(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseCsrGet_fn cubind_fn = (cubind__cusparseCsrGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[373], 373);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCsrGet_fn cubind_fn = (cubind__cusparseCsrGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[373], 373, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 373, (int)cubind_status);
@@ -6623,10 +6991,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstCsrGet_fn)(cusparseConstSpMatDes
 
 cusparseStatus_t cubind_cusparse_const_csr_get(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseConstCsrGet_fn cubind_fn = (cubind__cusparseConstCsrGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[374], 374);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstCsrGet_fn cubind_fn = (cubind__cusparseConstCsrGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[374], 374, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 374, (int)cubind_status);
@@ -6637,10 +7006,11 @@ typedef cusparseStatus_t (*cubind__cusparseCscGet_fn)(cusparseSpMatDescr_t spMat
 
 cusparseStatus_t cubind_cusparse_csc_get(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseCscGet_fn cubind_fn = (cubind__cusparseCscGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[375], 375);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCscGet_fn cubind_fn = (cubind__cusparseCscGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[375], 375, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 375, (int)cubind_status);
@@ -6651,10 +7021,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstCscGet_fn)(cusparseConstSpMatDes
 
 cusparseStatus_t cubind_cusparse_const_csc_get(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseConstCscGet_fn cubind_fn = (cubind__cusparseConstCscGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[376], 376);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstCscGet_fn cubind_fn = (cubind__cusparseConstCscGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[376], 376, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 376, (int)cubind_status);
@@ -6665,10 +7036,11 @@ typedef cusparseStatus_t (*cubind__cusparseCsrSetPointers_fn)(cusparseSpMatDescr
 
 cusparseStatus_t cubind_cusparse_csr_set_pointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
 {
-    cubind__cusparseCsrSetPointers_fn cubind_fn = (cubind__cusparseCsrSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[377], 377);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCsrSetPointers_fn cubind_fn = (cubind__cusparseCsrSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[377], 377, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 377, (int)cubind_status);
@@ -6679,10 +7051,11 @@ typedef cusparseStatus_t (*cubind__cusparseCscSetPointers_fn)(cusparseSpMatDescr
 
 cusparseStatus_t cubind_cusparse_csc_set_pointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
 {
-    cubind__cusparseCscSetPointers_fn cubind_fn = (cubind__cusparseCscSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[378], 378);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCscSetPointers_fn cubind_fn = (cubind__cusparseCscSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[378], 378, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 378, (int)cubind_status);
@@ -6693,10 +7066,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBsr_fn)(cusparseSpMatDescr_t *s
 
 cusparseStatus_t cubind_cusparse_create_bsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind__cusparseCreateBsr_fn cubind_fn = (cubind__cusparseCreateBsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[379], 379);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBsr_fn cubind_fn = (cubind__cusparseCreateBsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[379], 379, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 379, (int)cubind_status);
@@ -6707,10 +7081,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstBsr_fn)(cusparseConstSpMat
 
 cusparseStatus_t cubind_cusparse_create_const_bsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind__cusparseCreateConstBsr_fn cubind_fn = (cubind__cusparseCreateConstBsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[380], 380);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstBsr_fn cubind_fn = (cubind__cusparseCreateConstBsr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[380], 380, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 380, (int)cubind_status);
@@ -6721,10 +7096,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateCoo_fn)(cusparseSpMatDescr_t *s
 
 cusparseStatus_t cubind_cusparse_create_coo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateCoo_fn cubind_fn = (cubind__cusparseCreateCoo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[381], 381);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateCoo_fn cubind_fn = (cubind__cusparseCreateCoo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[381], 381, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 381, (int)cubind_status);
@@ -6735,10 +7111,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstCoo_fn)(cusparseConstSpMat
 
 cusparseStatus_t cubind_cusparse_create_const_coo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstCoo_fn cubind_fn = (cubind__cusparseCreateConstCoo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[382], 382);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstCoo_fn cubind_fn = (cubind__cusparseCreateConstCoo_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[382], 382, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 382, (int)cubind_status);
@@ -6749,10 +7126,11 @@ typedef cusparseStatus_t (*cubind__cusparseCooGet_fn)(cusparseSpMatDescr_t spMat
 
 cusparseStatus_t cubind_cusparse_coo_get(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseCooGet_fn cubind_fn = (cubind__cusparseCooGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[383], 383);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCooGet_fn cubind_fn = (cubind__cusparseCooGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[383], 383, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 383, (int)cubind_status);
@@ -6763,10 +7141,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstCooGet_fn)(cusparseConstSpMatDes
 
 cusparseStatus_t cubind_cusparse_const_coo_get(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseConstCooGet_fn cubind_fn = (cubind__cusparseConstCooGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[384], 384);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstCooGet_fn cubind_fn = (cubind__cusparseConstCooGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[384], 384, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 384, (int)cubind_status);
@@ -6777,10 +7156,11 @@ typedef cusparseStatus_t (*cubind__cusparseCooSetPointers_fn)(cusparseSpMatDescr
 
 cusparseStatus_t cubind_cusparse_coo_set_pointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
 {
-    cubind__cusparseCooSetPointers_fn cubind_fn = (cubind__cusparseCooSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[385], 385);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCooSetPointers_fn cubind_fn = (cubind__cusparseCooSetPointers_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[385], 385, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, cooRows, cooColumns, cooValues);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 385, (int)cubind_status);
@@ -6791,10 +7171,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateBlockedEll_fn)(cusparseSpMatDes
 
 cusparseStatus_t cubind_cusparse_create_blocked_ell(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateBlockedEll_fn cubind_fn = (cubind__cusparseCreateBlockedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[386], 386);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateBlockedEll_fn cubind_fn = (cubind__cusparseCreateBlockedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[386], 386, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 386, (int)cubind_status);
@@ -6805,10 +7186,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstBlockedEll_fn)(cusparseCon
 
 cusparseStatus_t cubind_cusparse_create_const_blocked_ell(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstBlockedEll_fn cubind_fn = (cubind__cusparseCreateConstBlockedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[387], 387);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstBlockedEll_fn cubind_fn = (cubind__cusparseCreateConstBlockedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[387], 387, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 387, (int)cubind_status);
@@ -6819,10 +7201,11 @@ typedef cusparseStatus_t (*cubind__cusparseBlockedEllGet_fn)(cusparseSpMatDescr_
 
 cusparseStatus_t cubind_cusparse_blocked_ell_get(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseBlockedEllGet_fn cubind_fn = (cubind__cusparseBlockedEllGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[388], 388);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseBlockedEllGet_fn cubind_fn = (cubind__cusparseBlockedEllGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[388], 388, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 388, (int)cubind_status);
@@ -6833,10 +7216,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstBlockedEllGet_fn)(cusparseConstS
 
 cusparseStatus_t cubind_cusparse_const_blocked_ell_get(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind__cusparseConstBlockedEllGet_fn cubind_fn = (cubind__cusparseConstBlockedEllGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[389], 389);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstBlockedEllGet_fn cubind_fn = (cubind__cusparseConstBlockedEllGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[389], 389, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 389, (int)cubind_status);
@@ -6847,10 +7231,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateSlicedEll_fn)(cusparseSpMatDesc
 
 cusparseStatus_t cubind_cusparse_create_sliced_ell(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateSlicedEll_fn cubind_fn = (cubind__cusparseCreateSlicedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[390], 390);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateSlicedEll_fn cubind_fn = (cubind__cusparseCreateSlicedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[390], 390, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 390, (int)cubind_status);
@@ -6861,10 +7246,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstSlicedEll_fn)(cusparseCons
 
 cusparseStatus_t cubind_cusparse_create_const_sliced_ell(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind__cusparseCreateConstSlicedEll_fn cubind_fn = (cubind__cusparseCreateConstSlicedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[391], 391);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstSlicedEll_fn cubind_fn = (cubind__cusparseCreateConstSlicedEll_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[391], 391, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 391, (int)cubind_status);
@@ -6875,10 +7261,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateDnMat_fn)(cusparseDnMatDescr_t 
 
 cusparseStatus_t cubind_cusparse_create_dn_mat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind__cusparseCreateDnMat_fn cubind_fn = (cubind__cusparseCreateDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[392], 392);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateDnMat_fn cubind_fn = (cubind__cusparseCreateDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[392], 392, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 392, (int)cubind_status);
@@ -6889,10 +7276,11 @@ typedef cusparseStatus_t (*cubind__cusparseCreateConstDnMat_fn)(cusparseConstDnM
 
 cusparseStatus_t cubind_cusparse_create_const_dn_mat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind__cusparseCreateConstDnMat_fn cubind_fn = (cubind__cusparseCreateConstDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[393], 393);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseCreateConstDnMat_fn cubind_fn = (cubind__cusparseCreateConstDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[393], 393, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 393, (int)cubind_status);
@@ -6903,10 +7291,11 @@ typedef cusparseStatus_t (*cubind__cusparseDestroyDnMat_fn)(cusparseConstDnMatDe
 
 cusparseStatus_t cubind_cusparse_destroy_dn_mat(cusparseConstDnMatDescr_t dnMatDescr)
 {
-    cubind__cusparseDestroyDnMat_fn cubind_fn = (cubind__cusparseDestroyDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[394], 394);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDestroyDnMat_fn cubind_fn = (cubind__cusparseDestroyDnMat_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[394], 394, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 394, (int)cubind_status);
@@ -6917,10 +7306,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnMatGet_fn)(cusparseDnMatDescr_t dnM
 
 cusparseStatus_t cubind_cusparse_dn_mat_get(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)
 {
-    cubind__cusparseDnMatGet_fn cubind_fn = (cubind__cusparseDnMatGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[395], 395);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnMatGet_fn cubind_fn = (cubind__cusparseDnMatGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[395], 395, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 395, (int)cubind_status);
@@ -6931,10 +7321,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstDnMatGet_fn)(cusparseConstDnMatD
 
 cusparseStatus_t cubind_cusparse_const_dn_mat_get(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)
 {
-    cubind__cusparseConstDnMatGet_fn cubind_fn = (cubind__cusparseConstDnMatGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[396], 396);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstDnMatGet_fn cubind_fn = (cubind__cusparseConstDnMatGet_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[396], 396, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 396, (int)cubind_status);
@@ -6945,10 +7336,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnMatGetValues_fn)(cusparseDnMatDescr
 
 cusparseStatus_t cubind_cusparse_dn_mat_get_values(cusparseDnMatDescr_t dnMatDescr, void **values)
 {
-    cubind__cusparseDnMatGetValues_fn cubind_fn = (cubind__cusparseDnMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[397], 397);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnMatGetValues_fn cubind_fn = (cubind__cusparseDnMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[397], 397, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 397, (int)cubind_status);
@@ -6959,10 +7351,11 @@ typedef cusparseStatus_t (*cubind__cusparseConstDnMatGetValues_fn)(cusparseConst
 
 cusparseStatus_t cubind_cusparse_const_dn_mat_get_values(cusparseConstDnMatDescr_t dnMatDescr, const void **values)
 {
-    cubind__cusparseConstDnMatGetValues_fn cubind_fn = (cubind__cusparseConstDnMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[398], 398);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseConstDnMatGetValues_fn cubind_fn = (cubind__cusparseConstDnMatGetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[398], 398, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 398, (int)cubind_status);
@@ -6973,10 +7366,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnMatSetValues_fn)(cusparseDnMatDescr
 
 cusparseStatus_t cubind_cusparse_dn_mat_set_values(cusparseDnMatDescr_t dnMatDescr, void *values)
 {
-    cubind__cusparseDnMatSetValues_fn cubind_fn = (cubind__cusparseDnMatSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[399], 399);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnMatSetValues_fn cubind_fn = (cubind__cusparseDnMatSetValues_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[399], 399, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 399, (int)cubind_status);
@@ -6987,10 +7381,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnMatSetStridedBatch_fn)(cusparseDnMa
 
 cusparseStatus_t cubind_cusparse_dn_mat_set_strided_batch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)
 {
-    cubind__cusparseDnMatSetStridedBatch_fn cubind_fn = (cubind__cusparseDnMatSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[400], 400);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnMatSetStridedBatch_fn cubind_fn = (cubind__cusparseDnMatSetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[400], 400, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 400, (int)cubind_status);
@@ -7001,10 +7396,11 @@ typedef cusparseStatus_t (*cubind__cusparseDnMatGetStridedBatch_fn)(cusparseCons
 
 cusparseStatus_t cubind_cusparse_dn_mat_get_strided_batch(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)
 {
-    cubind__cusparseDnMatGetStridedBatch_fn cubind_fn = (cubind__cusparseDnMatGetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[401], 401);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDnMatGetStridedBatch_fn cubind_fn = (cubind__cusparseDnMatGetStridedBatch_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[401], 401, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 401, (int)cubind_status);
@@ -7015,10 +7411,11 @@ typedef cusparseStatus_t (*cubind__cusparseAxpby_fn)(cusparseHandle_t handle, co
 
 cusparseStatus_t cubind_cusparse_axpby(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY)
 {
-    cubind__cusparseAxpby_fn cubind_fn = (cubind__cusparseAxpby_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[402], 402);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseAxpby_fn cubind_fn = (cubind__cusparseAxpby_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[402], 402, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, vecX, beta, vecY);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 402, (int)cubind_status);
@@ -7029,10 +7426,11 @@ typedef cusparseStatus_t (*cubind__cusparseGather_fn)(cusparseHandle_t handle, c
 
 cusparseStatus_t cubind_cusparse_gather(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)
 {
-    cubind__cusparseGather_fn cubind_fn = (cubind__cusparseGather_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[403], 403);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseGather_fn cubind_fn = (cubind__cusparseGather_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[403], 403, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, vecY, vecX);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 403, (int)cubind_status);
@@ -7043,10 +7441,11 @@ typedef cusparseStatus_t (*cubind__cusparseScatter_fn)(cusparseHandle_t handle, 
 
 cusparseStatus_t cubind_cusparse_scatter(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)
 {
-    cubind__cusparseScatter_fn cubind_fn = (cubind__cusparseScatter_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[404], 404);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseScatter_fn cubind_fn = (cubind__cusparseScatter_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[404], 404, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, vecX, vecY);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 404, (int)cubind_status);
@@ -7057,10 +7456,11 @@ typedef cusparseStatus_t (*cubind__cusparseRot_fn)(cusparseHandle_t handle, cons
 
 cusparseStatus_t cubind_cusparse_rot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)
 {
-    cubind__cusparseRot_fn cubind_fn = (cubind__cusparseRot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[405], 405);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseRot_fn cubind_fn = (cubind__cusparseRot_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[405], 405, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, c_coeff, s_coeff, vecX, vecY);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 405, (int)cubind_status);
@@ -7071,10 +7471,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVV_bufferSize_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_vv_buffer_size(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)
 {
-    cubind__cusparseSpVV_bufferSize_fn cubind_fn = (cubind__cusparseSpVV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[406], 406);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVV_bufferSize_fn cubind_fn = (cubind__cusparseSpVV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[406], 406, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 406, (int)cubind_status);
@@ -7085,10 +7486,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpVV_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_sp_vv(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)
 {
-    cubind__cusparseSpVV_fn cubind_fn = (cubind__cusparseSpVV_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[407], 407);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpVV_fn cubind_fn = (cubind__cusparseSpVV_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[407], 407, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 407, (int)cubind_status);
@@ -7099,10 +7501,11 @@ typedef cusparseStatus_t (*cubind__cusparseSparseToDense_bufferSize_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_sparse_to_dense_buffer_size(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseSparseToDense_bufferSize_fn cubind_fn = (cubind__cusparseSparseToDense_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[408], 408);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSparseToDense_bufferSize_fn cubind_fn = (cubind__cusparseSparseToDense_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[408], 408, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 408, (int)cubind_status);
@@ -7113,10 +7516,11 @@ typedef cusparseStatus_t (*cubind__cusparseSparseToDense_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sparse_to_dense(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSparseToDense_fn cubind_fn = (cubind__cusparseSparseToDense_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[409], 409);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSparseToDense_fn cubind_fn = (cubind__cusparseSparseToDense_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[409], 409, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 409, (int)cubind_status);
@@ -7127,10 +7531,11 @@ typedef cusparseStatus_t (*cubind__cusparseDenseToSparse_bufferSize_fn)(cusparse
 
 cusparseStatus_t cubind_cusparse_dense_to_sparse_buffer_size(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseDenseToSparse_bufferSize_fn cubind_fn = (cubind__cusparseDenseToSparse_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[410], 410);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDenseToSparse_bufferSize_fn cubind_fn = (cubind__cusparseDenseToSparse_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[410], 410, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 410, (int)cubind_status);
@@ -7141,10 +7546,11 @@ typedef cusparseStatus_t (*cubind__cusparseDenseToSparse_analysis_fn)(cusparseHa
 
 cusparseStatus_t cubind_cusparse_dense_to_sparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseDenseToSparse_analysis_fn cubind_fn = (cubind__cusparseDenseToSparse_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[411], 411);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDenseToSparse_analysis_fn cubind_fn = (cubind__cusparseDenseToSparse_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[411], 411, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 411, (int)cubind_status);
@@ -7155,10 +7561,11 @@ typedef cusparseStatus_t (*cubind__cusparseDenseToSparse_convert_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_dense_to_sparse_convert(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseDenseToSparse_convert_fn cubind_fn = (cubind__cusparseDenseToSparse_convert_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[412], 412);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseDenseToSparse_convert_fn cubind_fn = (cubind__cusparseDenseToSparse_convert_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[412], 412, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 412, (int)cubind_status);
@@ -7169,10 +7576,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMV_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_sp_mv(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSpMV_fn cubind_fn = (cubind__cusparseSpMV_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[413], 413);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMV_fn cubind_fn = (cubind__cusparseSpMV_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[413], 413, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 413, (int)cubind_status);
@@ -7183,10 +7591,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMV_bufferSize_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_mv_buffer_size(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseSpMV_bufferSize_fn cubind_fn = (cubind__cusparseSpMV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[414], 414);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMV_bufferSize_fn cubind_fn = (cubind__cusparseSpMV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[414], 414, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 414, (int)cubind_status);
@@ -7197,10 +7606,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMV_preprocess_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_mv_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSpMV_preprocess_fn cubind_fn = (cubind__cusparseSpMV_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[415], 415);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMV_preprocess_fn cubind_fn = (cubind__cusparseSpMV_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[415], 415, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 415, (int)cubind_status);
@@ -7211,10 +7621,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_createDescr_fn)(cusparseSpSVDesc
 
 cusparseStatus_t cubind_cusparse_sp_sv_create_descr(cusparseSpSVDescr_t *descr)
 {
-    cubind__cusparseSpSV_createDescr_fn cubind_fn = (cubind__cusparseSpSV_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[416], 416);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_createDescr_fn cubind_fn = (cubind__cusparseSpSV_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[416], 416, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 416, (int)cubind_status);
@@ -7225,10 +7636,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_destroyDescr_fn)(cusparseSpSVDes
 
 cusparseStatus_t cubind_cusparse_sp_sv_destroy_descr(cusparseSpSVDescr_t descr)
 {
-    cubind__cusparseSpSV_destroyDescr_fn cubind_fn = (cubind__cusparseSpSV_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[417], 417);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_destroyDescr_fn cubind_fn = (cubind__cusparseSpSV_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[417], 417, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 417, (int)cubind_status);
@@ -7239,10 +7651,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_bufferSize_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_sv_buffer_size(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)
 {
-    cubind__cusparseSpSV_bufferSize_fn cubind_fn = (cubind__cusparseSpSV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[418], 418);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_bufferSize_fn cubind_fn = (cubind__cusparseSpSV_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[418], 418, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 418, (int)cubind_status);
@@ -7253,10 +7666,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_analysis_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sp_sv_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)
 {
-    cubind__cusparseSpSV_analysis_fn cubind_fn = (cubind__cusparseSpSV_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[419], 419);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_analysis_fn cubind_fn = (cubind__cusparseSpSV_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[419], 419, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 419, (int)cubind_status);
@@ -7267,10 +7681,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_solve_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_sp_sv_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)
 {
-    cubind__cusparseSpSV_solve_fn cubind_fn = (cubind__cusparseSpSV_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[420], 420);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_solve_fn cubind_fn = (cubind__cusparseSpSV_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[420], 420, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 420, (int)cubind_status);
@@ -7281,10 +7696,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSV_updateMatrix_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_sp_sv_update_matrix(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart)
 {
-    cubind__cusparseSpSV_updateMatrix_fn cubind_fn = (cubind__cusparseSpSV_updateMatrix_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[421], 421);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSV_updateMatrix_fn cubind_fn = (cubind__cusparseSpSV_updateMatrix_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[421], 421, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, spsvDescr, newValues, updatePart);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 421, (int)cubind_status);
@@ -7295,10 +7711,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_createDescr_fn)(cusparseSpSMDesc
 
 cusparseStatus_t cubind_cusparse_sp_sm_create_descr(cusparseSpSMDescr_t *descr)
 {
-    cubind__cusparseSpSM_createDescr_fn cubind_fn = (cubind__cusparseSpSM_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[422], 422);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_createDescr_fn cubind_fn = (cubind__cusparseSpSM_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[422], 422, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 422, (int)cubind_status);
@@ -7309,10 +7726,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_destroyDescr_fn)(cusparseSpSMDes
 
 cusparseStatus_t cubind_cusparse_sp_sm_destroy_descr(cusparseSpSMDescr_t descr)
 {
-    cubind__cusparseSpSM_destroyDescr_fn cubind_fn = (cubind__cusparseSpSM_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[423], 423);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_destroyDescr_fn cubind_fn = (cubind__cusparseSpSM_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[423], 423, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 423, (int)cubind_status);
@@ -7323,10 +7741,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_bufferSize_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_sm_buffer_size(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)
 {
-    cubind__cusparseSpSM_bufferSize_fn cubind_fn = (cubind__cusparseSpSM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[424], 424);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_bufferSize_fn cubind_fn = (cubind__cusparseSpSM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[424], 424, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 424, (int)cubind_status);
@@ -7337,10 +7756,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_analysis_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_sp_sm_analysis(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer)
 {
-    cubind__cusparseSpSM_analysis_fn cubind_fn = (cubind__cusparseSpSM_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[425], 425);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_analysis_fn cubind_fn = (cubind__cusparseSpSM_analysis_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[425], 425, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 425, (int)cubind_status);
@@ -7351,10 +7771,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_solve_fn)(cusparseHandle_t handl
 
 cusparseStatus_t cubind_cusparse_sp_sm_solve(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr)
 {
-    cubind__cusparseSpSM_solve_fn cubind_fn = (cubind__cusparseSpSM_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[426], 426);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_solve_fn cubind_fn = (cubind__cusparseSpSM_solve_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[426], 426, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 426, (int)cubind_status);
@@ -7365,10 +7786,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpSM_updateMatrix_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_sp_sm_update_matrix(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart)
 {
-    cubind__cusparseSpSM_updateMatrix_fn cubind_fn = (cubind__cusparseSpSM_updateMatrix_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[427], 427);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpSM_updateMatrix_fn cubind_fn = (cubind__cusparseSpSM_updateMatrix_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[427], 427, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, spsmDescr, newValues, updatePart);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 427, (int)cubind_status);
@@ -7379,10 +7801,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMM_bufferSize_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_mm_buffer_size(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseSpMM_bufferSize_fn cubind_fn = (cubind__cusparseSpMM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[428], 428);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMM_bufferSize_fn cubind_fn = (cubind__cusparseSpMM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[428], 428, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 428, (int)cubind_status);
@@ -7393,10 +7816,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMM_preprocess_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_mm_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSpMM_preprocess_fn cubind_fn = (cubind__cusparseSpMM_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[429], 429);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMM_preprocess_fn cubind_fn = (cubind__cusparseSpMM_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[429], 429, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 429, (int)cubind_status);
@@ -7407,10 +7831,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMM_fn)(cusparseHandle_t handle, cus
 
 cusparseStatus_t cubind_cusparse_sp_mm(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSpMM_fn cubind_fn = (cubind__cusparseSpMM_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[430], 430);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMM_fn cubind_fn = (cubind__cusparseSpMM_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[430], 430, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 430, (int)cubind_status);
@@ -7421,10 +7846,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_createDescr_fn)(cusparseSpGEMM
 
 cusparseStatus_t cubind_cusparse_sp_gemm_create_descr(cusparseSpGEMMDescr_t *descr)
 {
-    cubind__cusparseSpGEMM_createDescr_fn cubind_fn = (cubind__cusparseSpGEMM_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[431], 431);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_createDescr_fn cubind_fn = (cubind__cusparseSpGEMM_createDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[431], 431, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 431, (int)cubind_status);
@@ -7435,10 +7861,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_destroyDescr_fn)(cusparseSpGEM
 
 cusparseStatus_t cubind_cusparse_sp_gemm_destroy_descr(cusparseSpGEMMDescr_t descr)
 {
-    cubind__cusparseSpGEMM_destroyDescr_fn cubind_fn = (cubind__cusparseSpGEMM_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[432], 432);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_destroyDescr_fn cubind_fn = (cubind__cusparseSpGEMM_destroyDescr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[432], 432, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 432, (int)cubind_status);
@@ -7449,10 +7876,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_workEstimation_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sp_gemm_work_estimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)
 {
-    cubind__cusparseSpGEMM_workEstimation_fn cubind_fn = (cubind__cusparseSpGEMM_workEstimation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[433], 433);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_workEstimation_fn cubind_fn = (cubind__cusparseSpGEMM_workEstimation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[433], 433, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 433, (int)cubind_status);
@@ -7463,10 +7891,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_getNumProducts_fn)(cusparseSpG
 
 cusparseStatus_t cubind_cusparse_sp_gemm_get_num_products(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)
 {
-    cubind__cusparseSpGEMM_getNumProducts_fn cubind_fn = (cubind__cusparseSpGEMM_getNumProducts_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[434], 434);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_getNumProducts_fn cubind_fn = (cubind__cusparseSpGEMM_getNumProducts_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[434], 434, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(spgemmDescr, num_prods);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 434, (int)cubind_status);
@@ -7477,10 +7906,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_estimateMemory_fn)(cusparseHan
 
 cusparseStatus_t cubind_cusparse_sp_gemm_estimate_memory(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2)
 {
-    cubind__cusparseSpGEMM_estimateMemory_fn cubind_fn = (cubind__cusparseSpGEMM_estimateMemory_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[435], 435);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_estimateMemory_fn cubind_fn = (cubind__cusparseSpGEMM_estimateMemory_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[435], 435, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 435, (int)cubind_status);
@@ -7491,10 +7921,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_compute_fn)(cusparseHandle_t h
 
 cusparseStatus_t cubind_cusparse_sp_gemm_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)
 {
-    cubind__cusparseSpGEMM_compute_fn cubind_fn = (cubind__cusparseSpGEMM_compute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[436], 436);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_compute_fn cubind_fn = (cubind__cusparseSpGEMM_compute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[436], 436, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 436, (int)cubind_status);
@@ -7505,10 +7936,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMM_copy_fn)(cusparseHandle_t hand
 
 cusparseStatus_t cubind_cusparse_sp_gemm_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)
 {
-    cubind__cusparseSpGEMM_copy_fn cubind_fn = (cubind__cusparseSpGEMM_copy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[437], 437);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMM_copy_fn cubind_fn = (cubind__cusparseSpGEMM_copy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[437], 437, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 437, (int)cubind_status);
@@ -7519,10 +7951,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMMreuse_workEstimation_fn)(cuspar
 
 cusparseStatus_t cubind_cusparse_sp_gemm_reuse_work_estimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)
 {
-    cubind__cusparseSpGEMMreuse_workEstimation_fn cubind_fn = (cubind__cusparseSpGEMMreuse_workEstimation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[438], 438);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMMreuse_workEstimation_fn cubind_fn = (cubind__cusparseSpGEMMreuse_workEstimation_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[438], 438, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 438, (int)cubind_status);
@@ -7533,10 +7966,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMMreuse_nnz_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_sp_gemm_reuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)
 {
-    cubind__cusparseSpGEMMreuse_nnz_fn cubind_fn = (cubind__cusparseSpGEMMreuse_nnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[439], 439);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMMreuse_nnz_fn cubind_fn = (cubind__cusparseSpGEMMreuse_nnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[439], 439, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 439, (int)cubind_status);
@@ -7547,10 +7981,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMMreuse_copy_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sp_gemm_reuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)
 {
-    cubind__cusparseSpGEMMreuse_copy_fn cubind_fn = (cubind__cusparseSpGEMMreuse_copy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[440], 440);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMMreuse_copy_fn cubind_fn = (cubind__cusparseSpGEMMreuse_copy_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[440], 440, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 440, (int)cubind_status);
@@ -7561,10 +7996,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpGEMMreuse_compute_fn)(cusparseHandl
 
 cusparseStatus_t cubind_cusparse_sp_gemm_reuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)
 {
-    cubind__cusparseSpGEMMreuse_compute_fn cubind_fn = (cubind__cusparseSpGEMMreuse_compute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[441], 441);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpGEMMreuse_compute_fn cubind_fn = (cubind__cusparseSpGEMMreuse_compute_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[441], 441, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 441, (int)cubind_status);
@@ -7575,10 +8011,11 @@ typedef cusparseStatus_t (*cubind__cusparseSDDMM_bufferSize_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sddmm_buffer_size(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)
 {
-    cubind__cusparseSDDMM_bufferSize_fn cubind_fn = (cubind__cusparseSDDMM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[442], 442);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSDDMM_bufferSize_fn cubind_fn = (cubind__cusparseSDDMM_bufferSize_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[442], 442, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 442, (int)cubind_status);
@@ -7589,10 +8026,11 @@ typedef cusparseStatus_t (*cubind__cusparseSDDMM_preprocess_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_sddmm_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSDDMM_preprocess_fn cubind_fn = (cubind__cusparseSDDMM_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[443], 443);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSDDMM_preprocess_fn cubind_fn = (cubind__cusparseSDDMM_preprocess_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[443], 443, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 443, (int)cubind_status);
@@ -7603,10 +8041,11 @@ typedef cusparseStatus_t (*cubind__cusparseSDDMM_fn)(cusparseHandle_t handle, cu
 
 cusparseStatus_t cubind_cusparse_sddmm(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)
 {
-    cubind__cusparseSDDMM_fn cubind_fn = (cubind__cusparseSDDMM_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[444], 444);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSDDMM_fn cubind_fn = (cubind__cusparseSDDMM_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[444], 444, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 444, (int)cubind_status);
@@ -7617,10 +8056,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMMOp_createPlan_fn)(cusparseHandle_
 
 cusparseStatus_t cubind_cusparse_sp_mm_op_create_plan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)
 {
-    cubind__cusparseSpMMOp_createPlan_fn cubind_fn = (cubind__cusparseSpMMOp_createPlan_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[445], 445);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMMOp_createPlan_fn cubind_fn = (cubind__cusparseSpMMOp_createPlan_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[445], 445, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 445, (int)cubind_status);
@@ -7631,10 +8071,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMMOp_fn)(cusparseSpMMOpPlan_t plan,
 
 cusparseStatus_t cubind_cusparse_sp_mm_op(cusparseSpMMOpPlan_t plan, void *externalBuffer)
 {
-    cubind__cusparseSpMMOp_fn cubind_fn = (cubind__cusparseSpMMOp_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[446], 446);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMMOp_fn cubind_fn = (cubind__cusparseSpMMOp_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[446], 446, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan, externalBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 446, (int)cubind_status);
@@ -7645,10 +8086,11 @@ typedef cusparseStatus_t (*cubind__cusparseSpMMOp_destroyPlan_fn)(cusparseSpMMOp
 
 cusparseStatus_t cubind_cusparse_sp_mm_op_destroy_plan(cusparseSpMMOpPlan_t plan)
 {
-    cubind__cusparseSpMMOp_destroyPlan_fn cubind_fn = (cubind__cusparseSpMMOp_destroyPlan_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[447], 447);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseSpMMOp_destroyPlan_fn cubind_fn = (cubind__cusparseSpMMOp_destroyPlan_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[447], 447, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 447, (int)cubind_status);
@@ -7659,10 +8101,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csr_bufferSizeExt_fn)(cus
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseHpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[448], 448);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneDense2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[448], 448, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 448, (int)cubind_status);
@@ -7673,10 +8116,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csrNnz_fn)(cusparseHandle
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseHpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseHpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[449], 449);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csrNnz_fn cubind_fn = (cubind__cusparseHpruneDense2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[449], 449, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 449, (int)cubind_status);
@@ -7687,10 +8131,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csr_fn)(cusparseHandle_t 
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseHpruneDense2csr_fn cubind_fn = (cubind__cusparseHpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[450], 450);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csr_fn cubind_fn = (cubind__cusparseHpruneDense2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[450], 450, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 450, (int)cubind_status);
@@ -7701,10 +8146,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csr_bufferSizeExt_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseHpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[451], 451);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csr_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneCsr2csr_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[451], 451, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 451, (int)cubind_status);
@@ -7715,10 +8161,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csrNnz_fn)(cusparseHandle_t
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind__cusparseHpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseHpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[452], 452);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csrNnz_fn cubind_fn = (cubind__cusparseHpruneCsr2csrNnz_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[452], 452, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 452, (int)cubind_status);
@@ -7729,10 +8176,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csr_fn)(cusparseHandle_t ha
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind__cusparseHpruneCsr2csr_fn cubind_fn = (cubind__cusparseHpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[453], 453);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csr_fn cubind_fn = (cubind__cusparseHpruneCsr2csr_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[453], 453, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 453, (int)cubind_status);
@@ -7743,10 +8191,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csrByPercentage_bufferSiz
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseHpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[454], 454);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneDense2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[454], 454, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 454, (int)cubind_status);
@@ -7757,10 +8206,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csrNnzByPercentage_fn)(cu
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseHpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseHpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[455], 455);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseHpruneDense2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[455], 455, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 455, (int)cubind_status);
@@ -7771,10 +8221,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneDense2csrByPercentage_fn)(cuspa
 
 cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseHpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseHpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[456], 456);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneDense2csrByPercentage_fn cubind_fn = (cubind__cusparseHpruneDense2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[456], 456, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 456, (int)cubind_status);
@@ -7785,10 +8236,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csrByPercentage_bufferSizeE
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind__cusparseHpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[457], 457);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csrByPercentage_bufferSizeExt_fn cubind_fn = (cubind__cusparseHpruneCsr2csrByPercentage_bufferSizeExt_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[457], 457, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 457, (int)cubind_status);
@@ -7799,10 +8251,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csrNnzByPercentage_fn)(cusp
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseHpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseHpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[458], 458);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csrNnzByPercentage_fn cubind_fn = (cubind__cusparseHpruneCsr2csrNnzByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[458], 458, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 458, (int)cubind_status);
@@ -7813,10 +8266,11 @@ typedef cusparseStatus_t (*cubind__cusparseHpruneCsr2csrByPercentage_fn)(cuspars
 
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind__cusparseHpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseHpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[459], 459);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cusparseHpruneCsr2csrByPercentage_fn cubind_fn = (cubind__cusparseHpruneCsr2csrByPercentage_fn)cubind__symbol(&cubind__cusparse_symbols, &slots[459], 459, &cubind_unavailable);
     cusparseStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cusparseStatus_t)cubind__unavailable_status(&cubind__cusparse_symbols);
+        return (cusparseStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusparse_symbols, 459, (int)cubind_status);

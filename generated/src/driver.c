@@ -1378,10 +1378,11 @@ typedef CUresult (*cubind__cuGetErrorString_fn)(CUresult error, const char **pSt
 
 CUresult cubind_driver_get_error_string(CUresult error, const char **pStr)
 {
-    cubind__cuGetErrorString_fn cubind_fn = (cubind__cuGetErrorString_fn)cubind__symbol(&cubind__driver_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGetErrorString_fn cubind_fn = (cubind__cuGetErrorString_fn)cubind__symbol(&cubind__driver_symbols, &slots[0], 0, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(error, pStr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 0, (int)cubind_status);
@@ -1392,10 +1393,11 @@ typedef CUresult (*cubind__cuGetErrorName_fn)(CUresult error, const char **pStr)
 
 CUresult cubind_driver_get_error_name(CUresult error, const char **pStr)
 {
-    cubind__cuGetErrorName_fn cubind_fn = (cubind__cuGetErrorName_fn)cubind__symbol(&cubind__driver_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGetErrorName_fn cubind_fn = (cubind__cuGetErrorName_fn)cubind__symbol(&cubind__driver_symbols, &slots[1], 1, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(error, pStr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 1, (int)cubind_status);
@@ -1406,10 +1408,11 @@ typedef CUresult (*cubind__cuInit_fn)(unsigned int Flags);
 
 CUresult cubind_driver_init(unsigned int Flags)
 {
-    cubind__cuInit_fn cubind_fn = (cubind__cuInit_fn)cubind__symbol(&cubind__driver_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuInit_fn cubind_fn = (cubind__cuInit_fn)cubind__symbol(&cubind__driver_symbols, &slots[2], 2, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 2, (int)cubind_status);
@@ -1420,10 +1423,11 @@ typedef CUresult (*cubind__cuDriverGetVersion_fn)(int *driverVersion);
 
 CUresult cubind_driver_driver_get_version(int *driverVersion)
 {
-    cubind__cuDriverGetVersion_fn cubind_fn = (cubind__cuDriverGetVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDriverGetVersion_fn cubind_fn = (cubind__cuDriverGetVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[3], 3, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 3, (int)cubind_status);
@@ -1434,10 +1438,11 @@ typedef CUresult (*cubind__cuDeviceGet_fn)(CUdevice *device, int ordinal);
 
 CUresult cubind_driver_device_get(CUdevice *device, int ordinal)
 {
-    cubind__cuDeviceGet_fn cubind_fn = (cubind__cuDeviceGet_fn)cubind__symbol(&cubind__driver_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGet_fn cubind_fn = (cubind__cuDeviceGet_fn)cubind__symbol(&cubind__driver_symbols, &slots[4], 4, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, ordinal);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 4, (int)cubind_status);
@@ -1448,10 +1453,11 @@ typedef CUresult (*cubind__cuDeviceGetCount_fn)(int *count);
 
 CUresult cubind_driver_device_get_count(int *count)
 {
-    cubind__cuDeviceGetCount_fn cubind_fn = (cubind__cuDeviceGetCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetCount_fn cubind_fn = (cubind__cuDeviceGetCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[5], 5, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 5, (int)cubind_status);
@@ -1462,10 +1468,11 @@ typedef CUresult (*cubind__cuDeviceGetName_fn)(char *name, int len, CUdevice dev
 
 CUresult cubind_driver_device_get_name(char *name, int len, CUdevice dev)
 {
-    cubind__cuDeviceGetName_fn cubind_fn = (cubind__cuDeviceGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetName_fn cubind_fn = (cubind__cuDeviceGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[6], 6, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, len, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 6, (int)cubind_status);
@@ -1476,10 +1483,11 @@ typedef CUresult (*cubind__cuDeviceGetUuid_v2_fn)(CUuuid *uuid, CUdevice dev);
 
 CUresult cubind_driver_device_get_uuid(CUuuid *uuid, CUdevice dev)
 {
-    cubind__cuDeviceGetUuid_v2_fn cubind_fn = (cubind__cuDeviceGetUuid_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetUuid_v2_fn cubind_fn = (cubind__cuDeviceGetUuid_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[7], 7, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(uuid, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 7, (int)cubind_status);
@@ -1490,10 +1498,11 @@ typedef CUresult (*cubind__cuDeviceGetLuid_fn)(char *luid, unsigned int *deviceN
 
 CUresult cubind_driver_device_get_luid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
-    cubind__cuDeviceGetLuid_fn cubind_fn = (cubind__cuDeviceGetLuid_fn)cubind__symbol(&cubind__driver_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetLuid_fn cubind_fn = (cubind__cuDeviceGetLuid_fn)cubind__symbol(&cubind__driver_symbols, &slots[8], 8, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(luid, deviceNodeMask, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 8, (int)cubind_status);
@@ -1504,10 +1513,11 @@ typedef CUresult (*cubind__cuDeviceTotalMem_v2_fn)(size_t *bytes, CUdevice dev);
 
 CUresult cubind_driver_device_total_mem(size_t *bytes, CUdevice dev)
 {
-    cubind__cuDeviceTotalMem_v2_fn cubind_fn = (cubind__cuDeviceTotalMem_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceTotalMem_v2_fn cubind_fn = (cubind__cuDeviceTotalMem_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[9], 9, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(bytes, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 9, (int)cubind_status);
@@ -1518,10 +1528,11 @@ typedef CUresult (*cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)(size_t *maxWid
 
 CUresult cubind_driver_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
-    cubind__cuDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__driver_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__driver_symbols, &slots[10], 10, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(maxWidthInElements, format, numChannels, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 10, (int)cubind_status);
@@ -1532,10 +1543,11 @@ typedef CUresult (*cubind__cuDeviceGetAttribute_fn)(int *pi, CUdevice_attribute 
 
 CUresult cubind_driver_device_get_attribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    cubind__cuDeviceGetAttribute_fn cubind_fn = (cubind__cuDeviceGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetAttribute_fn cubind_fn = (cubind__cuDeviceGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[11], 11, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 11, (int)cubind_status);
@@ -1546,10 +1558,11 @@ typedef CUresult (*cubind__cuDeviceGetHostAtomicCapabilities_fn)(unsigned int *c
 
 CUresult cubind_driver_device_get_host_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
-    cubind__cuDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[12], 12, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 12, (int)cubind_status);
@@ -1560,10 +1573,11 @@ typedef CUresult (*cubind__cuDeviceGetNvSciSyncAttributes_fn)(void *nvSciSyncAtt
 
 CUresult cubind_driver_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
-    cubind__cuDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cuDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cuDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[13], 13, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(nvSciSyncAttrList, dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 13, (int)cubind_status);
@@ -1574,10 +1588,11 @@ typedef CUresult (*cubind__cuDeviceSetMemPool_fn)(CUdevice dev, CUmemoryPool poo
 
 CUresult cubind_driver_device_set_mem_pool(CUdevice dev, CUmemoryPool pool)
 {
-    cubind__cuDeviceSetMemPool_fn cubind_fn = (cubind__cuDeviceSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceSetMemPool_fn cubind_fn = (cubind__cuDeviceSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[14], 14, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 14, (int)cubind_status);
@@ -1588,10 +1603,11 @@ typedef CUresult (*cubind__cuDeviceGetMemPool_fn)(CUmemoryPool *pool, CUdevice d
 
 CUresult cubind_driver_device_get_mem_pool(CUmemoryPool *pool, CUdevice dev)
 {
-    cubind__cuDeviceGetMemPool_fn cubind_fn = (cubind__cuDeviceGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetMemPool_fn cubind_fn = (cubind__cuDeviceGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[15], 15, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 15, (int)cubind_status);
@@ -1602,10 +1618,11 @@ typedef CUresult (*cubind__cuDeviceGetDefaultMemPool_fn)(CUmemoryPool *pool_out,
 
 CUresult cubind_driver_device_get_default_mem_pool(CUmemoryPool *pool_out, CUdevice dev)
 {
-    cubind__cuDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cuDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cuDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[16], 16, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 16, (int)cubind_status);
@@ -1616,10 +1633,11 @@ typedef CUresult (*cubind__cuDeviceGetExecAffinitySupport_fn)(int *pi, CUexecAff
 
 CUresult cubind_driver_device_get_exec_affinity_support(int *pi, CUexecAffinityType type, CUdevice dev)
 {
-    cubind__cuDeviceGetExecAffinitySupport_fn cubind_fn = (cubind__cuDeviceGetExecAffinitySupport_fn)cubind__symbol(&cubind__driver_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetExecAffinitySupport_fn cubind_fn = (cubind__cuDeviceGetExecAffinitySupport_fn)cubind__symbol(&cubind__driver_symbols, &slots[17], 17, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, type, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 17, (int)cubind_status);
@@ -1630,10 +1648,11 @@ typedef CUresult (*cubind__cuFlushGPUDirectRDMAWrites_fn)(CUflushGPUDirectRDMAWr
 
 CUresult cubind_driver_flush_gpu_direct_rdma_writes(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
-    cubind__cuFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cuFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__driver_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cuFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__driver_symbols, &slots[18], 18, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 18, (int)cubind_status);
@@ -1644,10 +1663,11 @@ typedef CUresult (*cubind__cuDeviceGetProperties_fn)(CUdevprop *prop, CUdevice d
 
 CUresult cubind_driver_device_get_properties(CUdevprop *prop, CUdevice dev)
 {
-    cubind__cuDeviceGetProperties_fn cubind_fn = (cubind__cuDeviceGetProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetProperties_fn cubind_fn = (cubind__cuDeviceGetProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[19], 19, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(prop, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 19, (int)cubind_status);
@@ -1658,10 +1678,11 @@ typedef CUresult (*cubind__cuDeviceComputeCapability_fn)(int *major, int *minor,
 
 CUresult cubind_driver_device_compute_capability(int *major, int *minor, CUdevice dev)
 {
-    cubind__cuDeviceComputeCapability_fn cubind_fn = (cubind__cuDeviceComputeCapability_fn)cubind__symbol(&cubind__driver_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceComputeCapability_fn cubind_fn = (cubind__cuDeviceComputeCapability_fn)cubind__symbol(&cubind__driver_symbols, &slots[20], 20, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 20, (int)cubind_status);
@@ -1672,10 +1693,11 @@ typedef CUresult (*cubind__cuDevicePrimaryCtxRetain_fn)(CUcontext *pctx, CUdevic
 
 CUresult cubind_driver_device_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
 {
-    cubind__cuDevicePrimaryCtxRetain_fn cubind_fn = (cubind__cuDevicePrimaryCtxRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevicePrimaryCtxRetain_fn cubind_fn = (cubind__cuDevicePrimaryCtxRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[21], 21, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 21, (int)cubind_status);
@@ -1686,10 +1708,11 @@ typedef CUresult (*cubind__cuDevicePrimaryCtxRelease_v2_fn)(CUdevice dev);
 
 CUresult cubind_driver_device_primary_ctx_release(CUdevice dev)
 {
-    cubind__cuDevicePrimaryCtxRelease_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxRelease_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevicePrimaryCtxRelease_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxRelease_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[22], 22, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 22, (int)cubind_status);
@@ -1700,10 +1723,11 @@ typedef CUresult (*cubind__cuDevicePrimaryCtxSetFlags_v2_fn)(CUdevice dev, unsig
 
 CUresult cubind_driver_device_primary_ctx_set_flags(CUdevice dev, unsigned int flags)
 {
-    cubind__cuDevicePrimaryCtxSetFlags_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxSetFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevicePrimaryCtxSetFlags_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxSetFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[23], 23, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 23, (int)cubind_status);
@@ -1714,10 +1738,11 @@ typedef CUresult (*cubind__cuDevicePrimaryCtxGetState_fn)(CUdevice dev, unsigned
 
 CUresult cubind_driver_device_primary_ctx_get_state(CUdevice dev, unsigned int *flags, int *active)
 {
-    cubind__cuDevicePrimaryCtxGetState_fn cubind_fn = (cubind__cuDevicePrimaryCtxGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevicePrimaryCtxGetState_fn cubind_fn = (cubind__cuDevicePrimaryCtxGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[24], 24, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, flags, active);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 24, (int)cubind_status);
@@ -1728,10 +1753,11 @@ typedef CUresult (*cubind__cuDevicePrimaryCtxReset_v2_fn)(CUdevice dev);
 
 CUresult cubind_driver_device_primary_ctx_reset(CUdevice dev)
 {
-    cubind__cuDevicePrimaryCtxReset_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxReset_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevicePrimaryCtxReset_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxReset_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[25], 25, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 25, (int)cubind_status);
@@ -1742,10 +1768,11 @@ typedef CUresult (*cubind__cuCtxCreate_v4_fn)(CUcontext *pctx, CUctxCreateParams
 
 CUresult cubind_driver_ctx_create(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
-    cubind__cuCtxCreate_v4_fn cubind_fn = (cubind__cuCtxCreate_v4_fn)cubind__symbol(&cubind__driver_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxCreate_v4_fn cubind_fn = (cubind__cuCtxCreate_v4_fn)cubind__symbol(&cubind__driver_symbols, &slots[26], 26, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, ctxCreateParams, flags, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 26, (int)cubind_status);
@@ -1756,10 +1783,11 @@ typedef CUresult (*cubind__cuCtxDestroy_v2_fn)(CUcontext ctx);
 
 CUresult cubind_driver_ctx_destroy(CUcontext ctx)
 {
-    cubind__cuCtxDestroy_v2_fn cubind_fn = (cubind__cuCtxDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxDestroy_v2_fn cubind_fn = (cubind__cuCtxDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[27], 27, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 27, (int)cubind_status);
@@ -1770,10 +1798,11 @@ typedef CUresult (*cubind__cuCtxPushCurrent_v2_fn)(CUcontext ctx);
 
 CUresult cubind_driver_ctx_push_current(CUcontext ctx)
 {
-    cubind__cuCtxPushCurrent_v2_fn cubind_fn = (cubind__cuCtxPushCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxPushCurrent_v2_fn cubind_fn = (cubind__cuCtxPushCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[28], 28, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 28, (int)cubind_status);
@@ -1784,10 +1813,11 @@ typedef CUresult (*cubind__cuCtxPopCurrent_v2_fn)(CUcontext *pctx);
 
 CUresult cubind_driver_ctx_pop_current(CUcontext *pctx)
 {
-    cubind__cuCtxPopCurrent_v2_fn cubind_fn = (cubind__cuCtxPopCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxPopCurrent_v2_fn cubind_fn = (cubind__cuCtxPopCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[29], 29, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 29, (int)cubind_status);
@@ -1798,10 +1828,11 @@ typedef CUresult (*cubind__cuCtxSetCurrent_fn)(CUcontext ctx);
 
 CUresult cubind_driver_ctx_set_current(CUcontext ctx)
 {
-    cubind__cuCtxSetCurrent_fn cubind_fn = (cubind__cuCtxSetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSetCurrent_fn cubind_fn = (cubind__cuCtxSetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[30], 30, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 30, (int)cubind_status);
@@ -1812,10 +1843,11 @@ typedef CUresult (*cubind__cuCtxGetCurrent_fn)(CUcontext *pctx);
 
 CUresult cubind_driver_ctx_get_current(CUcontext *pctx)
 {
-    cubind__cuCtxGetCurrent_fn cubind_fn = (cubind__cuCtxGetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetCurrent_fn cubind_fn = (cubind__cuCtxGetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[31], 31, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 31, (int)cubind_status);
@@ -1826,10 +1858,11 @@ typedef CUresult (*cubind__cuCtxGetDevice_fn)(CUdevice *device);
 
 CUresult cubind_driver_ctx_get_device(CUdevice *device)
 {
-    cubind__cuCtxGetDevice_fn cubind_fn = (cubind__cuCtxGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetDevice_fn cubind_fn = (cubind__cuCtxGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[32], 32, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 32, (int)cubind_status);
@@ -1840,10 +1873,11 @@ typedef CUresult (*cubind__cuCtxGetDevice_v2_fn)(CUdevice *device, CUcontext ctx
 
 CUresult cubind_driver_ctx_get_device_v2(CUdevice *device, CUcontext ctx)
 {
-    cubind__cuCtxGetDevice_v2_fn cubind_fn = (cubind__cuCtxGetDevice_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetDevice_v2_fn cubind_fn = (cubind__cuCtxGetDevice_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[33], 33, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 33, (int)cubind_status);
@@ -1854,10 +1888,11 @@ typedef CUresult (*cubind__cuCtxGetFlags_fn)(unsigned int *flags);
 
 CUresult cubind_driver_ctx_get_flags(unsigned int *flags)
 {
-    cubind__cuCtxGetFlags_fn cubind_fn = (cubind__cuCtxGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetFlags_fn cubind_fn = (cubind__cuCtxGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[34], 34, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 34, (int)cubind_status);
@@ -1868,10 +1903,11 @@ typedef CUresult (*cubind__cuCtxSetFlags_fn)(unsigned int flags);
 
 CUresult cubind_driver_ctx_set_flags(unsigned int flags)
 {
-    cubind__cuCtxSetFlags_fn cubind_fn = (cubind__cuCtxSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSetFlags_fn cubind_fn = (cubind__cuCtxSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[35], 35, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 35, (int)cubind_status);
@@ -1882,10 +1918,11 @@ typedef CUresult (*cubind__cuCtxGetId_fn)(CUcontext ctx, unsigned long long *ctx
 
 CUresult cubind_driver_ctx_get_id(CUcontext ctx, unsigned long long *ctxId)
 {
-    cubind__cuCtxGetId_fn cubind_fn = (cubind__cuCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetId_fn cubind_fn = (cubind__cuCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[36], 36, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx, ctxId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 36, (int)cubind_status);
@@ -1896,10 +1933,11 @@ typedef CUresult (*cubind__cuCtxSynchronize_fn)(void);
 
 CUresult cubind_driver_ctx_synchronize(void)
 {
-    cubind__cuCtxSynchronize_fn cubind_fn = (cubind__cuCtxSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSynchronize_fn cubind_fn = (cubind__cuCtxSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[37], 37, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 37, (int)cubind_status);
@@ -1910,10 +1948,11 @@ typedef CUresult (*cubind__cuCtxSynchronize_v2_fn)(CUcontext ctx);
 
 CUresult cubind_driver_ctx_synchronize_v2(CUcontext ctx)
 {
-    cubind__cuCtxSynchronize_v2_fn cubind_fn = (cubind__cuCtxSynchronize_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSynchronize_v2_fn cubind_fn = (cubind__cuCtxSynchronize_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[38], 38, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 38, (int)cubind_status);
@@ -1924,10 +1963,11 @@ typedef CUresult (*cubind__cuCtxSetLimit_fn)(CUlimit limit, size_t value);
 
 CUresult cubind_driver_ctx_set_limit(CUlimit limit, size_t value)
 {
-    cubind__cuCtxSetLimit_fn cubind_fn = (cubind__cuCtxSetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSetLimit_fn cubind_fn = (cubind__cuCtxSetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[39], 39, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 39, (int)cubind_status);
@@ -1938,10 +1978,11 @@ typedef CUresult (*cubind__cuCtxGetLimit_fn)(size_t *pvalue, CUlimit limit);
 
 CUresult cubind_driver_ctx_get_limit(size_t *pvalue, CUlimit limit)
 {
-    cubind__cuCtxGetLimit_fn cubind_fn = (cubind__cuCtxGetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetLimit_fn cubind_fn = (cubind__cuCtxGetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[40], 40, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pvalue, limit);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 40, (int)cubind_status);
@@ -1952,10 +1993,11 @@ typedef CUresult (*cubind__cuCtxGetCacheConfig_fn)(CUfunc_cache *pconfig);
 
 CUresult cubind_driver_ctx_get_cache_config(CUfunc_cache *pconfig)
 {
-    cubind__cuCtxGetCacheConfig_fn cubind_fn = (cubind__cuCtxGetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetCacheConfig_fn cubind_fn = (cubind__cuCtxGetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[41], 41, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pconfig);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 41, (int)cubind_status);
@@ -1966,10 +2008,11 @@ typedef CUresult (*cubind__cuCtxSetCacheConfig_fn)(CUfunc_cache config);
 
 CUresult cubind_driver_ctx_set_cache_config(CUfunc_cache config)
 {
-    cubind__cuCtxSetCacheConfig_fn cubind_fn = (cubind__cuCtxSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSetCacheConfig_fn cubind_fn = (cubind__cuCtxSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[42], 42, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 42, (int)cubind_status);
@@ -1980,10 +2023,11 @@ typedef CUresult (*cubind__cuCtxGetApiVersion_fn)(CUcontext ctx, unsigned int *v
 
 CUresult cubind_driver_ctx_get_api_version(CUcontext ctx, unsigned int *version)
 {
-    cubind__cuCtxGetApiVersion_fn cubind_fn = (cubind__cuCtxGetApiVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetApiVersion_fn cubind_fn = (cubind__cuCtxGetApiVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[43], 43, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx, version);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 43, (int)cubind_status);
@@ -1994,10 +2038,11 @@ typedef CUresult (*cubind__cuCtxGetStreamPriorityRange_fn)(int *leastPriority, i
 
 CUresult cubind_driver_ctx_get_stream_priority_range(int *leastPriority, int *greatestPriority)
 {
-    cubind__cuCtxGetStreamPriorityRange_fn cubind_fn = (cubind__cuCtxGetStreamPriorityRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetStreamPriorityRange_fn cubind_fn = (cubind__cuCtxGetStreamPriorityRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[44], 44, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 44, (int)cubind_status);
@@ -2008,10 +2053,11 @@ typedef CUresult (*cubind__cuCtxResetPersistingL2Cache_fn)(void);
 
 CUresult cubind_driver_ctx_reset_persisting_l2cache(void)
 {
-    cubind__cuCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cuCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__driver_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cuCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__driver_symbols, &slots[45], 45, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 45, (int)cubind_status);
@@ -2022,10 +2068,11 @@ typedef CUresult (*cubind__cuCtxGetExecAffinity_fn)(CUexecAffinityParam *pExecAf
 
 CUresult cubind_driver_ctx_get_exec_affinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
-    cubind__cuCtxGetExecAffinity_fn cubind_fn = (cubind__cuCtxGetExecAffinity_fn)cubind__symbol(&cubind__driver_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetExecAffinity_fn cubind_fn = (cubind__cuCtxGetExecAffinity_fn)cubind__symbol(&cubind__driver_symbols, &slots[46], 46, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pExecAffinity, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 46, (int)cubind_status);
@@ -2036,10 +2083,11 @@ typedef CUresult (*cubind__cuCtxRecordEvent_fn)(CUcontext hCtx, CUevent hEvent);
 
 CUresult cubind_driver_ctx_record_event(CUcontext hCtx, CUevent hEvent)
 {
-    cubind__cuCtxRecordEvent_fn cubind_fn = (cubind__cuCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxRecordEvent_fn cubind_fn = (cubind__cuCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[47], 47, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 47, (int)cubind_status);
@@ -2050,10 +2098,11 @@ typedef CUresult (*cubind__cuCtxWaitEvent_fn)(CUcontext hCtx, CUevent hEvent);
 
 CUresult cubind_driver_ctx_wait_event(CUcontext hCtx, CUevent hEvent)
 {
-    cubind__cuCtxWaitEvent_fn cubind_fn = (cubind__cuCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxWaitEvent_fn cubind_fn = (cubind__cuCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[48], 48, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 48, (int)cubind_status);
@@ -2064,10 +2113,11 @@ typedef CUresult (*cubind__cuCtxAttach_fn)(CUcontext *pctx, unsigned int flags);
 
 CUresult cubind_driver_ctx_attach(CUcontext *pctx, unsigned int flags)
 {
-    cubind__cuCtxAttach_fn cubind_fn = (cubind__cuCtxAttach_fn)cubind__symbol(&cubind__driver_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxAttach_fn cubind_fn = (cubind__cuCtxAttach_fn)cubind__symbol(&cubind__driver_symbols, &slots[49], 49, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pctx, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 49, (int)cubind_status);
@@ -2078,10 +2128,11 @@ typedef CUresult (*cubind__cuCtxDetach_fn)(CUcontext ctx);
 
 CUresult cubind_driver_ctx_detach(CUcontext ctx)
 {
-    cubind__cuCtxDetach_fn cubind_fn = (cubind__cuCtxDetach_fn)cubind__symbol(&cubind__driver_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxDetach_fn cubind_fn = (cubind__cuCtxDetach_fn)cubind__symbol(&cubind__driver_symbols, &slots[50], 50, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 50, (int)cubind_status);
@@ -2092,10 +2143,11 @@ typedef CUresult (*cubind__cuCtxGetSharedMemConfig_fn)(CUsharedconfig *pConfig);
 
 CUresult cubind_driver_ctx_get_shared_mem_config(CUsharedconfig *pConfig)
 {
-    cubind__cuCtxGetSharedMemConfig_fn cubind_fn = (cubind__cuCtxGetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetSharedMemConfig_fn cubind_fn = (cubind__cuCtxGetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[51], 51, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 51, (int)cubind_status);
@@ -2106,10 +2158,11 @@ typedef CUresult (*cubind__cuCtxSetSharedMemConfig_fn)(CUsharedconfig config);
 
 CUresult cubind_driver_ctx_set_shared_mem_config(CUsharedconfig config)
 {
-    cubind__cuCtxSetSharedMemConfig_fn cubind_fn = (cubind__cuCtxSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxSetSharedMemConfig_fn cubind_fn = (cubind__cuCtxSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[52], 52, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 52, (int)cubind_status);
@@ -2120,10 +2173,11 @@ typedef CUresult (*cubind__cuModuleLoad_fn)(CUmodule *module, const char *fname)
 
 CUresult cubind_driver_module_load(CUmodule *module, const char *fname)
 {
-    cubind__cuModuleLoad_fn cubind_fn = (cubind__cuModuleLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleLoad_fn cubind_fn = (cubind__cuModuleLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[53], 53, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, fname);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 53, (int)cubind_status);
@@ -2134,10 +2188,11 @@ typedef CUresult (*cubind__cuModuleLoadData_fn)(CUmodule *module, const void *im
 
 CUresult cubind_driver_module_load_data(CUmodule *module, const void *image)
 {
-    cubind__cuModuleLoadData_fn cubind_fn = (cubind__cuModuleLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleLoadData_fn cubind_fn = (cubind__cuModuleLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[54], 54, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, image);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 54, (int)cubind_status);
@@ -2148,10 +2203,11 @@ typedef CUresult (*cubind__cuModuleLoadDataEx_fn)(CUmodule *module, const void *
 
 CUresult cubind_driver_module_load_data_ex(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind__cuModuleLoadDataEx_fn cubind_fn = (cubind__cuModuleLoadDataEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleLoadDataEx_fn cubind_fn = (cubind__cuModuleLoadDataEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[55], 55, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, image, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 55, (int)cubind_status);
@@ -2162,10 +2218,11 @@ typedef CUresult (*cubind__cuModuleLoadFatBinary_fn)(CUmodule *module, const voi
 
 CUresult cubind_driver_module_load_fat_binary(CUmodule *module, const void *fatCubin)
 {
-    cubind__cuModuleLoadFatBinary_fn cubind_fn = (cubind__cuModuleLoadFatBinary_fn)cubind__symbol(&cubind__driver_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleLoadFatBinary_fn cubind_fn = (cubind__cuModuleLoadFatBinary_fn)cubind__symbol(&cubind__driver_symbols, &slots[56], 56, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(module, fatCubin);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 56, (int)cubind_status);
@@ -2176,10 +2233,11 @@ typedef CUresult (*cubind__cuModuleUnload_fn)(CUmodule hmod);
 
 CUresult cubind_driver_module_unload(CUmodule hmod)
 {
-    cubind__cuModuleUnload_fn cubind_fn = (cubind__cuModuleUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleUnload_fn cubind_fn = (cubind__cuModuleUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[57], 57, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hmod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 57, (int)cubind_status);
@@ -2190,10 +2248,11 @@ typedef CUresult (*cubind__cuModuleGetLoadingMode_fn)(CUmoduleLoadingMode *mode)
 
 CUresult cubind_driver_module_get_loading_mode(CUmoduleLoadingMode *mode)
 {
-    cubind__cuModuleGetLoadingMode_fn cubind_fn = (cubind__cuModuleGetLoadingMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetLoadingMode_fn cubind_fn = (cubind__cuModuleGetLoadingMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[58], 58, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 58, (int)cubind_status);
@@ -2204,10 +2263,11 @@ typedef CUresult (*cubind__cuModuleGetFunction_fn)(CUfunction *hfunc, CUmodule h
 
 CUresult cubind_driver_module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
-    cubind__cuModuleGetFunction_fn cubind_fn = (cubind__cuModuleGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetFunction_fn cubind_fn = (cubind__cuModuleGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[59], 59, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 59, (int)cubind_status);
@@ -2218,10 +2278,11 @@ typedef CUresult (*cubind__cuModuleGetFunctionCount_fn)(unsigned int *count, CUm
 
 CUresult cubind_driver_module_get_function_count(unsigned int *count, CUmodule mod)
 {
-    cubind__cuModuleGetFunctionCount_fn cubind_fn = (cubind__cuModuleGetFunctionCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetFunctionCount_fn cubind_fn = (cubind__cuModuleGetFunctionCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[60], 60, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, mod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 60, (int)cubind_status);
@@ -2232,10 +2293,11 @@ typedef CUresult (*cubind__cuModuleEnumerateFunctions_fn)(CUfunction *functions,
 
 CUresult cubind_driver_module_enumerate_functions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
-    cubind__cuModuleEnumerateFunctions_fn cubind_fn = (cubind__cuModuleEnumerateFunctions_fn)cubind__symbol(&cubind__driver_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleEnumerateFunctions_fn cubind_fn = (cubind__cuModuleEnumerateFunctions_fn)cubind__symbol(&cubind__driver_symbols, &slots[61], 61, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(functions, numFunctions, mod);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 61, (int)cubind_status);
@@ -2246,10 +2308,11 @@ typedef CUresult (*cubind__cuModuleGetGlobal_v2_fn)(CUdeviceptr *dptr, size_t *b
 
 CUresult cubind_driver_module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
-    cubind__cuModuleGetGlobal_v2_fn cubind_fn = (cubind__cuModuleGetGlobal_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetGlobal_v2_fn cubind_fn = (cubind__cuModuleGetGlobal_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[62], 62, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 62, (int)cubind_status);
@@ -2260,10 +2323,11 @@ typedef CUresult (*cubind__cuLinkCreate_v2_fn)(unsigned int numOptions, CUjit_op
 
 CUresult cubind_driver_link_create(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
-    cubind__cuLinkCreate_v2_fn cubind_fn = (cubind__cuLinkCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLinkCreate_v2_fn cubind_fn = (cubind__cuLinkCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[63], 63, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numOptions, options, optionValues, stateOut);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 63, (int)cubind_status);
@@ -2274,10 +2338,11 @@ typedef CUresult (*cubind__cuLinkAddData_v2_fn)(CUlinkState state, CUjitInputTyp
 
 CUresult cubind_driver_link_add_data(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind__cuLinkAddData_v2_fn cubind_fn = (cubind__cuLinkAddData_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLinkAddData_v2_fn cubind_fn = (cubind__cuLinkAddData_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[64], 64, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, type, data, size, name, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 64, (int)cubind_status);
@@ -2288,10 +2353,11 @@ typedef CUresult (*cubind__cuLinkAddFile_v2_fn)(CUlinkState state, CUjitInputTyp
 
 CUresult cubind_driver_link_add_file(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind__cuLinkAddFile_v2_fn cubind_fn = (cubind__cuLinkAddFile_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLinkAddFile_v2_fn cubind_fn = (cubind__cuLinkAddFile_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[65], 65, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, type, path, numOptions, options, optionValues);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 65, (int)cubind_status);
@@ -2302,10 +2368,11 @@ typedef CUresult (*cubind__cuLinkComplete_fn)(CUlinkState state, void **cubinOut
 
 CUresult cubind_driver_link_complete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
-    cubind__cuLinkComplete_fn cubind_fn = (cubind__cuLinkComplete_fn)cubind__symbol(&cubind__driver_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLinkComplete_fn cubind_fn = (cubind__cuLinkComplete_fn)cubind__symbol(&cubind__driver_symbols, &slots[66], 66, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, cubinOut, sizeOut);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 66, (int)cubind_status);
@@ -2316,10 +2383,11 @@ typedef CUresult (*cubind__cuLinkDestroy_fn)(CUlinkState state);
 
 CUresult cubind_driver_link_destroy(CUlinkState state)
 {
-    cubind__cuLinkDestroy_fn cubind_fn = (cubind__cuLinkDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLinkDestroy_fn cubind_fn = (cubind__cuLinkDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[67], 67, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 67, (int)cubind_status);
@@ -2330,10 +2398,11 @@ typedef CUresult (*cubind__cuModuleGetTexRef_fn)(CUtexref *pTexRef, CUmodule hmo
 
 CUresult cubind_driver_module_get_tex_ref(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
-    cubind__cuModuleGetTexRef_fn cubind_fn = (cubind__cuModuleGetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetTexRef_fn cubind_fn = (cubind__cuModuleGetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[68], 68, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexRef, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 68, (int)cubind_status);
@@ -2344,10 +2413,11 @@ typedef CUresult (*cubind__cuModuleGetSurfRef_fn)(CUsurfref *pSurfRef, CUmodule 
 
 CUresult cubind_driver_module_get_surf_ref(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
-    cubind__cuModuleGetSurfRef_fn cubind_fn = (cubind__cuModuleGetSurfRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuModuleGetSurfRef_fn cubind_fn = (cubind__cuModuleGetSurfRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[69], 69, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pSurfRef, hmod, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 69, (int)cubind_status);
@@ -2358,10 +2428,11 @@ typedef CUresult (*cubind__cuLibraryLoadData_fn)(CUlibrary *library, const void 
 
 CUresult cubind_driver_library_load_data(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cuLibraryLoadData_fn cubind_fn = (cubind__cuLibraryLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryLoadData_fn cubind_fn = (cubind__cuLibraryLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[70], 70, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 70, (int)cubind_status);
@@ -2372,10 +2443,11 @@ typedef CUresult (*cubind__cuLibraryLoadFromFile_fn)(CUlibrary *library, const c
 
 CUresult cubind_driver_library_load_from_file(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cuLibraryLoadFromFile_fn cubind_fn = (cubind__cuLibraryLoadFromFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryLoadFromFile_fn cubind_fn = (cubind__cuLibraryLoadFromFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[71], 71, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 71, (int)cubind_status);
@@ -2386,10 +2458,11 @@ typedef CUresult (*cubind__cuLibraryUnload_fn)(CUlibrary library);
 
 CUresult cubind_driver_library_unload(CUlibrary library)
 {
-    cubind__cuLibraryUnload_fn cubind_fn = (cubind__cuLibraryUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryUnload_fn cubind_fn = (cubind__cuLibraryUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[72], 72, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 72, (int)cubind_status);
@@ -2400,10 +2473,11 @@ typedef CUresult (*cubind__cuLibraryGetKernel_fn)(CUkernel *pKernel, CUlibrary l
 
 CUresult cubind_driver_library_get_kernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
-    cubind__cuLibraryGetKernel_fn cubind_fn = (cubind__cuLibraryGetKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetKernel_fn cubind_fn = (cubind__cuLibraryGetKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[73], 73, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 73, (int)cubind_status);
@@ -2414,10 +2488,11 @@ typedef CUresult (*cubind__cuLibraryGetKernelCount_fn)(unsigned int *count, CUli
 
 CUresult cubind_driver_library_get_kernel_count(unsigned int *count, CUlibrary lib)
 {
-    cubind__cuLibraryGetKernelCount_fn cubind_fn = (cubind__cuLibraryGetKernelCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetKernelCount_fn cubind_fn = (cubind__cuLibraryGetKernelCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[74], 74, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 74, (int)cubind_status);
@@ -2428,10 +2503,11 @@ typedef CUresult (*cubind__cuLibraryEnumerateKernels_fn)(CUkernel *kernels, unsi
 
 CUresult cubind_driver_library_enumerate_kernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
-    cubind__cuLibraryEnumerateKernels_fn cubind_fn = (cubind__cuLibraryEnumerateKernels_fn)cubind__symbol(&cubind__driver_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryEnumerateKernels_fn cubind_fn = (cubind__cuLibraryEnumerateKernels_fn)cubind__symbol(&cubind__driver_symbols, &slots[75], 75, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 75, (int)cubind_status);
@@ -2442,10 +2518,11 @@ typedef CUresult (*cubind__cuLibraryGetModule_fn)(CUmodule *pMod, CUlibrary libr
 
 CUresult cubind_driver_library_get_module(CUmodule *pMod, CUlibrary library)
 {
-    cubind__cuLibraryGetModule_fn cubind_fn = (cubind__cuLibraryGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetModule_fn cubind_fn = (cubind__cuLibraryGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[76], 76, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMod, library);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 76, (int)cubind_status);
@@ -2456,10 +2533,11 @@ typedef CUresult (*cubind__cuKernelGetFunction_fn)(CUfunction *pFunc, CUkernel k
 
 CUresult cubind_driver_kernel_get_function(CUfunction *pFunc, CUkernel kernel)
 {
-    cubind__cuKernelGetFunction_fn cubind_fn = (cubind__cuKernelGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelGetFunction_fn cubind_fn = (cubind__cuKernelGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[77], 77, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFunc, kernel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 77, (int)cubind_status);
@@ -2470,10 +2548,11 @@ typedef CUresult (*cubind__cuKernelGetLibrary_fn)(CUlibrary *pLib, CUkernel kern
 
 CUresult cubind_driver_kernel_get_library(CUlibrary *pLib, CUkernel kernel)
 {
-    cubind__cuKernelGetLibrary_fn cubind_fn = (cubind__cuKernelGetLibrary_fn)cubind__symbol(&cubind__driver_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelGetLibrary_fn cubind_fn = (cubind__cuKernelGetLibrary_fn)cubind__symbol(&cubind__driver_symbols, &slots[78], 78, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pLib, kernel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 78, (int)cubind_status);
@@ -2484,10 +2563,11 @@ typedef CUresult (*cubind__cuLibraryGetGlobal_fn)(CUdeviceptr *dptr, size_t *byt
 
 CUresult cubind_driver_library_get_global(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    cubind__cuLibraryGetGlobal_fn cubind_fn = (cubind__cuLibraryGetGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetGlobal_fn cubind_fn = (cubind__cuLibraryGetGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[79], 79, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 79, (int)cubind_status);
@@ -2498,10 +2578,11 @@ typedef CUresult (*cubind__cuLibraryGetManaged_fn)(CUdeviceptr *dptr, size_t *by
 
 CUresult cubind_driver_library_get_managed(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    cubind__cuLibraryGetManaged_fn cubind_fn = (cubind__cuLibraryGetManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetManaged_fn cubind_fn = (cubind__cuLibraryGetManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[80], 80, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 80, (int)cubind_status);
@@ -2512,10 +2593,11 @@ typedef CUresult (*cubind__cuLibraryGetUnifiedFunction_fn)(void **fptr, CUlibrar
 
 CUresult cubind_driver_library_get_unified_function(void **fptr, CUlibrary library, const char *symbol)
 {
-    cubind__cuLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cuLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cuLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[81], 81, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 81, (int)cubind_status);
@@ -2526,10 +2608,11 @@ typedef CUresult (*cubind__cuKernelGetAttribute_fn)(int *pi, CUfunction_attribut
 
 CUresult cubind_driver_kernel_get_attribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
-    cubind__cuKernelGetAttribute_fn cubind_fn = (cubind__cuKernelGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelGetAttribute_fn cubind_fn = (cubind__cuKernelGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[82], 82, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, kernel, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 82, (int)cubind_status);
@@ -2540,10 +2623,11 @@ typedef CUresult (*cubind__cuKernelSetAttribute_fn)(CUfunction_attribute attrib,
 
 CUresult cubind_driver_kernel_set_attribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
-    cubind__cuKernelSetAttribute_fn cubind_fn = (cubind__cuKernelSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelSetAttribute_fn cubind_fn = (cubind__cuKernelSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[83], 83, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, val, kernel, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 83, (int)cubind_status);
@@ -2554,10 +2638,11 @@ typedef CUresult (*cubind__cuKernelSetCacheConfig_fn)(CUkernel kernel, CUfunc_ca
 
 CUresult cubind_driver_kernel_set_cache_config(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
-    cubind__cuKernelSetCacheConfig_fn cubind_fn = (cubind__cuKernelSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelSetCacheConfig_fn cubind_fn = (cubind__cuKernelSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[84], 84, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernel, config, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 84, (int)cubind_status);
@@ -2568,10 +2653,11 @@ typedef CUresult (*cubind__cuKernelGetName_fn)(const char **name, CUkernel hfunc
 
 CUresult cubind_driver_kernel_get_name(const char **name, CUkernel hfunc)
 {
-    cubind__cuKernelGetName_fn cubind_fn = (cubind__cuKernelGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelGetName_fn cubind_fn = (cubind__cuKernelGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[85], 85, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 85, (int)cubind_status);
@@ -2582,10 +2668,11 @@ typedef CUresult (*cubind__cuKernelGetParamInfo_fn)(CUkernel kernel, size_t para
 
 CUresult cubind_driver_kernel_get_param_info(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind__cuKernelGetParamInfo_fn cubind_fn = (cubind__cuKernelGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuKernelGetParamInfo_fn cubind_fn = (cubind__cuKernelGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[86], 86, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(kernel, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 86, (int)cubind_status);
@@ -2596,10 +2683,11 @@ typedef CUresult (*cubind__cuMemGetInfo_v2_fn)(size_t *free, size_t *total);
 
 CUresult cubind_driver_mem_get_info(size_t *free, size_t *total)
 {
-    cubind__cuMemGetInfo_v2_fn cubind_fn = (cubind__cuMemGetInfo_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetInfo_v2_fn cubind_fn = (cubind__cuMemGetInfo_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[87], 87, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 87, (int)cubind_status);
@@ -2610,10 +2698,11 @@ typedef CUresult (*cubind__cuMemAlloc_v2_fn)(CUdeviceptr *dptr, size_t bytesize)
 
 CUresult cubind_driver_mem_alloc(CUdeviceptr *dptr, size_t bytesize)
 {
-    cubind__cuMemAlloc_v2_fn cubind_fn = (cubind__cuMemAlloc_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAlloc_v2_fn cubind_fn = (cubind__cuMemAlloc_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[88], 88, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 88, (int)cubind_status);
@@ -2624,10 +2713,11 @@ typedef CUresult (*cubind__cuMemAllocPitch_v2_fn)(CUdeviceptr *dptr, size_t *pPi
 
 CUresult cubind_driver_mem_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
-    cubind__cuMemAllocPitch_v2_fn cubind_fn = (cubind__cuMemAllocPitch_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAllocPitch_v2_fn cubind_fn = (cubind__cuMemAllocPitch_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[89], 89, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 89, (int)cubind_status);
@@ -2638,10 +2728,11 @@ typedef CUresult (*cubind__cuMemFree_v2_fn)(CUdeviceptr dptr);
 
 CUresult cubind_driver_mem_free(CUdeviceptr dptr)
 {
-    cubind__cuMemFree_v2_fn cubind_fn = (cubind__cuMemFree_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemFree_v2_fn cubind_fn = (cubind__cuMemFree_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[90], 90, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 90, (int)cubind_status);
@@ -2652,10 +2743,11 @@ typedef CUresult (*cubind__cuMemGetAddressRange_v2_fn)(CUdeviceptr *pbase, size_
 
 CUresult cubind_driver_mem_get_address_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
-    cubind__cuMemGetAddressRange_v2_fn cubind_fn = (cubind__cuMemGetAddressRange_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetAddressRange_v2_fn cubind_fn = (cubind__cuMemGetAddressRange_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[91], 91, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pbase, psize, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 91, (int)cubind_status);
@@ -2666,10 +2758,11 @@ typedef CUresult (*cubind__cuMemAllocHost_v2_fn)(void **pp, size_t bytesize);
 
 CUresult cubind_driver_mem_alloc_host(void **pp, size_t bytesize)
 {
-    cubind__cuMemAllocHost_v2_fn cubind_fn = (cubind__cuMemAllocHost_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAllocHost_v2_fn cubind_fn = (cubind__cuMemAllocHost_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[92], 92, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pp, bytesize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 92, (int)cubind_status);
@@ -2680,10 +2773,11 @@ typedef CUresult (*cubind__cuMemFreeHost_fn)(void *p);
 
 CUresult cubind_driver_mem_free_host(void *p)
 {
-    cubind__cuMemFreeHost_fn cubind_fn = (cubind__cuMemFreeHost_fn)cubind__symbol(&cubind__driver_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemFreeHost_fn cubind_fn = (cubind__cuMemFreeHost_fn)cubind__symbol(&cubind__driver_symbols, &slots[93], 93, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 93, (int)cubind_status);
@@ -2694,10 +2788,11 @@ typedef CUresult (*cubind__cuMemHostAlloc_fn)(void **pp, size_t bytesize, unsign
 
 CUresult cubind_driver_mem_host_alloc(void **pp, size_t bytesize, unsigned int Flags)
 {
-    cubind__cuMemHostAlloc_fn cubind_fn = (cubind__cuMemHostAlloc_fn)cubind__symbol(&cubind__driver_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemHostAlloc_fn cubind_fn = (cubind__cuMemHostAlloc_fn)cubind__symbol(&cubind__driver_symbols, &slots[94], 94, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pp, bytesize, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 94, (int)cubind_status);
@@ -2708,10 +2803,11 @@ typedef CUresult (*cubind__cuMemHostGetDevicePointer_v2_fn)(CUdeviceptr *pdptr, 
 
 CUresult cubind_driver_mem_host_get_device_pointer(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
-    cubind__cuMemHostGetDevicePointer_v2_fn cubind_fn = (cubind__cuMemHostGetDevicePointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemHostGetDevicePointer_v2_fn cubind_fn = (cubind__cuMemHostGetDevicePointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[95], 95, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, p, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 95, (int)cubind_status);
@@ -2722,10 +2818,11 @@ typedef CUresult (*cubind__cuMemHostGetFlags_fn)(unsigned int *pFlags, void *p);
 
 CUresult cubind_driver_mem_host_get_flags(unsigned int *pFlags, void *p)
 {
-    cubind__cuMemHostGetFlags_fn cubind_fn = (cubind__cuMemHostGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemHostGetFlags_fn cubind_fn = (cubind__cuMemHostGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[96], 96, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 96, (int)cubind_status);
@@ -2736,10 +2833,11 @@ typedef CUresult (*cubind__cuMemAllocManaged_fn)(CUdeviceptr *dptr, size_t bytes
 
 CUresult cubind_driver_mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
-    cubind__cuMemAllocManaged_fn cubind_fn = (cubind__cuMemAllocManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAllocManaged_fn cubind_fn = (cubind__cuMemAllocManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[97], 97, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 97, (int)cubind_status);
@@ -2750,10 +2848,11 @@ typedef CUresult (*cubind__cuDeviceRegisterAsyncNotification_fn)(CUdevice device
 
 CUresult cubind_driver_device_register_async_notification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
-    cubind__cuDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[98], 98, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 98, (int)cubind_status);
@@ -2764,10 +2863,11 @@ typedef CUresult (*cubind__cuDeviceUnregisterAsyncNotification_fn)(CUdevice devi
 
 CUresult cubind_driver_device_unregister_async_notification(CUdevice device, CUasyncCallbackHandle callback)
 {
-    cubind__cuDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[99], 99, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 99, (int)cubind_status);
@@ -2778,10 +2878,11 @@ typedef CUresult (*cubind__cuDeviceGetByPCIBusId_fn)(CUdevice *dev, const char *
 
 CUresult cubind_driver_device_get_by_pci_bus_id(CUdevice *dev, const char *pciBusId)
 {
-    cubind__cuDeviceGetByPCIBusId_fn cubind_fn = (cubind__cuDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetByPCIBusId_fn cubind_fn = (cubind__cuDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[100], 100, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dev, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 100, (int)cubind_status);
@@ -2792,10 +2893,11 @@ typedef CUresult (*cubind__cuDeviceGetPCIBusId_fn)(char *pciBusId, int len, CUde
 
 CUresult cubind_driver_device_get_pci_bus_id(char *pciBusId, int len, CUdevice dev)
 {
-    cubind__cuDeviceGetPCIBusId_fn cubind_fn = (cubind__cuDeviceGetPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetPCIBusId_fn cubind_fn = (cubind__cuDeviceGetPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[101], 101, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pciBusId, len, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 101, (int)cubind_status);
@@ -2806,10 +2908,11 @@ typedef CUresult (*cubind__cuIpcGetEventHandle_fn)(CUipcEventHandle *pHandle, CU
 
 CUresult cubind_driver_ipc_get_event_handle(CUipcEventHandle *pHandle, CUevent event)
 {
-    cubind__cuIpcGetEventHandle_fn cubind_fn = (cubind__cuIpcGetEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuIpcGetEventHandle_fn cubind_fn = (cubind__cuIpcGetEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[102], 102, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 102, (int)cubind_status);
@@ -2820,10 +2923,11 @@ typedef CUresult (*cubind__cuIpcOpenEventHandle_fn)(CUevent *phEvent, CUipcEvent
 
 CUresult cubind_driver_ipc_open_event_handle(CUevent *phEvent, CUipcEventHandle handle)
 {
-    cubind__cuIpcOpenEventHandle_fn cubind_fn = (cubind__cuIpcOpenEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuIpcOpenEventHandle_fn cubind_fn = (cubind__cuIpcOpenEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[103], 103, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phEvent, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 103, (int)cubind_status);
@@ -2834,10 +2938,11 @@ typedef CUresult (*cubind__cuIpcGetMemHandle_fn)(CUipcMemHandle *pHandle, CUdevi
 
 CUresult cubind_driver_ipc_get_mem_handle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
-    cubind__cuIpcGetMemHandle_fn cubind_fn = (cubind__cuIpcGetMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuIpcGetMemHandle_fn cubind_fn = (cubind__cuIpcGetMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[104], 104, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 104, (int)cubind_status);
@@ -2848,10 +2953,11 @@ typedef CUresult (*cubind__cuIpcOpenMemHandle_v2_fn)(CUdeviceptr *pdptr, CUipcMe
 
 CUresult cubind_driver_ipc_open_mem_handle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    cubind__cuIpcOpenMemHandle_v2_fn cubind_fn = (cubind__cuIpcOpenMemHandle_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuIpcOpenMemHandle_v2_fn cubind_fn = (cubind__cuIpcOpenMemHandle_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[105], 105, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, handle, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 105, (int)cubind_status);
@@ -2862,10 +2968,11 @@ typedef CUresult (*cubind__cuIpcCloseMemHandle_fn)(CUdeviceptr dptr);
 
 CUresult cubind_driver_ipc_close_mem_handle(CUdeviceptr dptr)
 {
-    cubind__cuIpcCloseMemHandle_fn cubind_fn = (cubind__cuIpcCloseMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuIpcCloseMemHandle_fn cubind_fn = (cubind__cuIpcCloseMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[106], 106, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 106, (int)cubind_status);
@@ -2876,10 +2983,11 @@ typedef CUresult (*cubind__cuMemHostRegister_v2_fn)(void *p, size_t bytesize, un
 
 CUresult cubind_driver_mem_host_register(void *p, size_t bytesize, unsigned int Flags)
 {
-    cubind__cuMemHostRegister_v2_fn cubind_fn = (cubind__cuMemHostRegister_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemHostRegister_v2_fn cubind_fn = (cubind__cuMemHostRegister_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[107], 107, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p, bytesize, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 107, (int)cubind_status);
@@ -2890,10 +2998,11 @@ typedef CUresult (*cubind__cuMemHostUnregister_fn)(void *p);
 
 CUresult cubind_driver_mem_host_unregister(void *p)
 {
-    cubind__cuMemHostUnregister_fn cubind_fn = (cubind__cuMemHostUnregister_fn)cubind__symbol(&cubind__driver_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemHostUnregister_fn cubind_fn = (cubind__cuMemHostUnregister_fn)cubind__symbol(&cubind__driver_symbols, &slots[108], 108, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 108, (int)cubind_status);
@@ -2904,10 +3013,11 @@ typedef CUresult (*cubind__cuMemcpy_fn)(CUdeviceptr dst, CUdeviceptr src, size_t
 
 CUresult cubind_driver_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-    cubind__cuMemcpy_fn cubind_fn = (cubind__cuMemcpy_fn)cubind__symbol(&cubind__driver_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy_fn cubind_fn = (cubind__cuMemcpy_fn)cubind__symbol(&cubind__driver_symbols, &slots[109], 109, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 109, (int)cubind_status);
@@ -2918,10 +3028,11 @@ typedef CUresult (*cubind__cuMemcpyPeer_fn)(CUdeviceptr dstDevice, CUcontext dst
 
 CUresult cubind_driver_memcpy_peer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
-    cubind__cuMemcpyPeer_fn cubind_fn = (cubind__cuMemcpyPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyPeer_fn cubind_fn = (cubind__cuMemcpyPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[110], 110, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 110, (int)cubind_status);
@@ -2932,10 +3043,11 @@ typedef CUresult (*cubind__cuMemcpyHtoD_v2_fn)(CUdeviceptr dstDevice, const void
 
 CUresult cubind_driver_memcpy_hto_d(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
-    cubind__cuMemcpyHtoD_v2_fn cubind_fn = (cubind__cuMemcpyHtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyHtoD_v2_fn cubind_fn = (cubind__cuMemcpyHtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[111], 111, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 111, (int)cubind_status);
@@ -2946,10 +3058,11 @@ typedef CUresult (*cubind__cuMemcpyDtoH_v2_fn)(void *dstHost, CUdeviceptr srcDev
 
 CUresult cubind_driver_memcpy_dto_h(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind__cuMemcpyDtoH_v2_fn cubind_fn = (cubind__cuMemcpyDtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyDtoH_v2_fn cubind_fn = (cubind__cuMemcpyDtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[112], 112, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 112, (int)cubind_status);
@@ -2960,10 +3073,11 @@ typedef CUresult (*cubind__cuMemcpyDtoD_v2_fn)(CUdeviceptr dstDevice, CUdevicept
 
 CUresult cubind_driver_memcpy_dto_d(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind__cuMemcpyDtoD_v2_fn cubind_fn = (cubind__cuMemcpyDtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyDtoD_v2_fn cubind_fn = (cubind__cuMemcpyDtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[113], 113, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 113, (int)cubind_status);
@@ -2974,10 +3088,11 @@ typedef CUresult (*cubind__cuMemcpyDtoA_v2_fn)(CUarray dstArray, size_t dstOffse
 
 CUresult cubind_driver_memcpy_dto_a(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind__cuMemcpyDtoA_v2_fn cubind_fn = (cubind__cuMemcpyDtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyDtoA_v2_fn cubind_fn = (cubind__cuMemcpyDtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[114], 114, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcDevice, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 114, (int)cubind_status);
@@ -2988,10 +3103,11 @@ typedef CUresult (*cubind__cuMemcpyAtoD_v2_fn)(CUdeviceptr dstDevice, CUarray sr
 
 CUresult cubind_driver_memcpy_ato_d(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind__cuMemcpyAtoD_v2_fn cubind_fn = (cubind__cuMemcpyAtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyAtoD_v2_fn cubind_fn = (cubind__cuMemcpyAtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[115], 115, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 115, (int)cubind_status);
@@ -3002,10 +3118,11 @@ typedef CUresult (*cubind__cuMemcpyHtoA_v2_fn)(CUarray dstArray, size_t dstOffse
 
 CUresult cubind_driver_memcpy_hto_a(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
-    cubind__cuMemcpyHtoA_v2_fn cubind_fn = (cubind__cuMemcpyHtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyHtoA_v2_fn cubind_fn = (cubind__cuMemcpyHtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[116], 116, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 116, (int)cubind_status);
@@ -3016,10 +3133,11 @@ typedef CUresult (*cubind__cuMemcpyAtoH_v2_fn)(void *dstHost, CUarray srcArray, 
 
 CUresult cubind_driver_memcpy_ato_h(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind__cuMemcpyAtoH_v2_fn cubind_fn = (cubind__cuMemcpyAtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyAtoH_v2_fn cubind_fn = (cubind__cuMemcpyAtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[117], 117, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 117, (int)cubind_status);
@@ -3030,10 +3148,11 @@ typedef CUresult (*cubind__cuMemcpyAtoA_v2_fn)(CUarray dstArray, size_t dstOffse
 
 CUresult cubind_driver_memcpy_ato_a(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind__cuMemcpyAtoA_v2_fn cubind_fn = (cubind__cuMemcpyAtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyAtoA_v2_fn cubind_fn = (cubind__cuMemcpyAtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[118], 118, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 118, (int)cubind_status);
@@ -3044,10 +3163,11 @@ typedef CUresult (*cubind__cuMemcpy2D_v2_fn)(const CUDA_MEMCPY2D *pCopy);
 
 CUresult cubind_driver_memcpy2_d(const CUDA_MEMCPY2D *pCopy)
 {
-    cubind__cuMemcpy2D_v2_fn cubind_fn = (cubind__cuMemcpy2D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy2D_v2_fn cubind_fn = (cubind__cuMemcpy2D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[119], 119, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 119, (int)cubind_status);
@@ -3058,10 +3178,11 @@ typedef CUresult (*cubind__cuMemcpy2DUnaligned_v2_fn)(const CUDA_MEMCPY2D *pCopy
 
 CUresult cubind_driver_memcpy2_d_unaligned(const CUDA_MEMCPY2D *pCopy)
 {
-    cubind__cuMemcpy2DUnaligned_v2_fn cubind_fn = (cubind__cuMemcpy2DUnaligned_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy2DUnaligned_v2_fn cubind_fn = (cubind__cuMemcpy2DUnaligned_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[120], 120, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 120, (int)cubind_status);
@@ -3072,10 +3193,11 @@ typedef CUresult (*cubind__cuMemcpy3D_v2_fn)(const CUDA_MEMCPY3D *pCopy);
 
 CUresult cubind_driver_memcpy3_d(const CUDA_MEMCPY3D *pCopy)
 {
-    cubind__cuMemcpy3D_v2_fn cubind_fn = (cubind__cuMemcpy3D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy3D_v2_fn cubind_fn = (cubind__cuMemcpy3D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[121], 121, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 121, (int)cubind_status);
@@ -3086,10 +3208,11 @@ typedef CUresult (*cubind__cuMemcpy3DPeer_fn)(const CUDA_MEMCPY3D_PEER *pCopy);
 
 CUresult cubind_driver_memcpy3_d_peer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
-    cubind__cuMemcpy3DPeer_fn cubind_fn = (cubind__cuMemcpy3DPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy3DPeer_fn cubind_fn = (cubind__cuMemcpy3DPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[122], 122, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 122, (int)cubind_status);
@@ -3100,10 +3223,11 @@ typedef CUresult (*cubind__cuMemcpyAsync_fn)(CUdeviceptr dst, CUdeviceptr src, s
 
 CUresult cubind_driver_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyAsync_fn cubind_fn = (cubind__cuMemcpyAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyAsync_fn cubind_fn = (cubind__cuMemcpyAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[123], 123, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 123, (int)cubind_status);
@@ -3114,10 +3238,11 @@ typedef CUresult (*cubind__cuMemcpyPeerAsync_fn)(CUdeviceptr dstDevice, CUcontex
 
 CUresult cubind_driver_memcpy_peer_async(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyPeerAsync_fn cubind_fn = (cubind__cuMemcpyPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyPeerAsync_fn cubind_fn = (cubind__cuMemcpyPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[124], 124, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 124, (int)cubind_status);
@@ -3128,10 +3253,11 @@ typedef CUresult (*cubind__cuMemcpyHtoDAsync_v2_fn)(CUdeviceptr dstDevice, const
 
 CUresult cubind_driver_memcpy_hto_d_async(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyHtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyHtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[125], 125, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 125, (int)cubind_status);
@@ -3142,10 +3268,11 @@ typedef CUresult (*cubind__cuMemcpyDtoHAsync_v2_fn)(void *dstHost, CUdeviceptr s
 
 CUresult cubind_driver_memcpy_dto_h_async(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyDtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyDtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[126], 126, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 126, (int)cubind_status);
@@ -3156,10 +3283,11 @@ typedef CUresult (*cubind__cuMemcpyDtoDAsync_v2_fn)(CUdeviceptr dstDevice, CUdev
 
 CUresult cubind_driver_memcpy_dto_d_async(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyDtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyDtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[127], 127, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 127, (int)cubind_status);
@@ -3170,10 +3298,11 @@ typedef CUresult (*cubind__cuMemcpyHtoAAsync_v2_fn)(CUarray dstArray, size_t dst
 
 CUresult cubind_driver_memcpy_hto_a_async(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyHtoAAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoAAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyHtoAAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoAAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[128], 128, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 128, (int)cubind_status);
@@ -3184,10 +3313,11 @@ typedef CUresult (*cubind__cuMemcpyAtoHAsync_v2_fn)(void *dstHost, CUarray srcAr
 
 CUresult cubind_driver_memcpy_ato_h_async(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
-    cubind__cuMemcpyAtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyAtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyAtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyAtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[129], 129, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 129, (int)cubind_status);
@@ -3198,10 +3328,11 @@ typedef CUresult (*cubind__cuMemcpy2DAsync_v2_fn)(const CUDA_MEMCPY2D *pCopy, CU
 
 CUresult cubind_driver_memcpy2_d_async(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
-    cubind__cuMemcpy2DAsync_v2_fn cubind_fn = (cubind__cuMemcpy2DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy2DAsync_v2_fn cubind_fn = (cubind__cuMemcpy2DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[130], 130, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 130, (int)cubind_status);
@@ -3212,10 +3343,11 @@ typedef CUresult (*cubind__cuMemcpy3DAsync_v2_fn)(const CUDA_MEMCPY3D *pCopy, CU
 
 CUresult cubind_driver_memcpy3_d_async(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
-    cubind__cuMemcpy3DAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy3DAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[131], 131, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 131, (int)cubind_status);
@@ -3226,10 +3358,11 @@ typedef CUresult (*cubind__cuMemcpy3DPeerAsync_fn)(const CUDA_MEMCPY3D_PEER *pCo
 
 CUresult cubind_driver_memcpy3_d_peer_async(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-    cubind__cuMemcpy3DPeerAsync_fn cubind_fn = (cubind__cuMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy3DPeerAsync_fn cubind_fn = (cubind__cuMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[132], 132, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 132, (int)cubind_status);
@@ -3240,10 +3373,11 @@ typedef CUresult (*cubind__cuMemcpyBatchAsync_v2_fn)(CUdeviceptr *dsts, CUdevice
 
 CUresult cubind_driver_memcpy_batch_async(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
-    cubind__cuMemcpyBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpyBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpyBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpyBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[133], 133, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 133, (int)cubind_status);
@@ -3254,10 +3388,11 @@ typedef CUresult (*cubind__cuMemcpy3DBatchAsync_v2_fn)(size_t numOps, CUDA_MEMCP
 
 CUresult cubind_driver_memcpy3_d_batch_async(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
-    cubind__cuMemcpy3DBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemcpy3DBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[134], 134, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numOps, opList, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 134, (int)cubind_status);
@@ -3268,10 +3403,11 @@ typedef CUresult (*cubind__cuMemsetD8_v2_fn)(CUdeviceptr dstDevice, unsigned cha
 
 CUresult cubind_driver_memset_d8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
-    cubind__cuMemsetD8_v2_fn cubind_fn = (cubind__cuMemsetD8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD8_v2_fn cubind_fn = (cubind__cuMemsetD8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[135], 135, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, uc, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 135, (int)cubind_status);
@@ -3282,10 +3418,11 @@ typedef CUresult (*cubind__cuMemsetD16_v2_fn)(CUdeviceptr dstDevice, unsigned sh
 
 CUresult cubind_driver_memset_d16(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
-    cubind__cuMemsetD16_v2_fn cubind_fn = (cubind__cuMemsetD16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD16_v2_fn cubind_fn = (cubind__cuMemsetD16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[136], 136, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, us, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 136, (int)cubind_status);
@@ -3296,10 +3433,11 @@ typedef CUresult (*cubind__cuMemsetD32_v2_fn)(CUdeviceptr dstDevice, unsigned in
 
 CUresult cubind_driver_memset_d32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
-    cubind__cuMemsetD32_v2_fn cubind_fn = (cubind__cuMemsetD32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD32_v2_fn cubind_fn = (cubind__cuMemsetD32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[137], 137, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, ui, N);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 137, (int)cubind_status);
@@ -3310,10 +3448,11 @@ typedef CUresult (*cubind__cuMemsetD2D8_v2_fn)(CUdeviceptr dstDevice, size_t dst
 
 CUresult cubind_driver_memset_d2d8(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
-    cubind__cuMemsetD2D8_v2_fn cubind_fn = (cubind__cuMemsetD2D8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D8_v2_fn cubind_fn = (cubind__cuMemsetD2D8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[138], 138, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 138, (int)cubind_status);
@@ -3324,10 +3463,11 @@ typedef CUresult (*cubind__cuMemsetD2D16_v2_fn)(CUdeviceptr dstDevice, size_t ds
 
 CUresult cubind_driver_memset_d2d16(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
-    cubind__cuMemsetD2D16_v2_fn cubind_fn = (cubind__cuMemsetD2D16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D16_v2_fn cubind_fn = (cubind__cuMemsetD2D16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[139], 139, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 139, (int)cubind_status);
@@ -3338,10 +3478,11 @@ typedef CUresult (*cubind__cuMemsetD2D32_v2_fn)(CUdeviceptr dstDevice, size_t ds
 
 CUresult cubind_driver_memset_d2d32(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
-    cubind__cuMemsetD2D32_v2_fn cubind_fn = (cubind__cuMemsetD2D32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D32_v2_fn cubind_fn = (cubind__cuMemsetD2D32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[140], 140, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 140, (int)cubind_status);
@@ -3352,10 +3493,11 @@ typedef CUresult (*cubind__cuMemsetD8Async_fn)(CUdeviceptr dstDevice, unsigned c
 
 CUresult cubind_driver_memset_d8async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    cubind__cuMemsetD8Async_fn cubind_fn = (cubind__cuMemsetD8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD8Async_fn cubind_fn = (cubind__cuMemsetD8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[141], 141, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, uc, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 141, (int)cubind_status);
@@ -3366,10 +3508,11 @@ typedef CUresult (*cubind__cuMemsetD16Async_fn)(CUdeviceptr dstDevice, unsigned 
 
 CUresult cubind_driver_memset_d16_async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
-    cubind__cuMemsetD16Async_fn cubind_fn = (cubind__cuMemsetD16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD16Async_fn cubind_fn = (cubind__cuMemsetD16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[142], 142, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, us, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 142, (int)cubind_status);
@@ -3380,10 +3523,11 @@ typedef CUresult (*cubind__cuMemsetD32Async_fn)(CUdeviceptr dstDevice, unsigned 
 
 CUresult cubind_driver_memset_d32_async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    cubind__cuMemsetD32Async_fn cubind_fn = (cubind__cuMemsetD32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD32Async_fn cubind_fn = (cubind__cuMemsetD32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[143], 143, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, ui, N, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 143, (int)cubind_status);
@@ -3394,10 +3538,11 @@ typedef CUresult (*cubind__cuMemsetD2D8Async_fn)(CUdeviceptr dstDevice, size_t d
 
 CUresult cubind_driver_memset_d2d8async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind__cuMemsetD2D8Async_fn cubind_fn = (cubind__cuMemsetD2D8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D8Async_fn cubind_fn = (cubind__cuMemsetD2D8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[144], 144, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 144, (int)cubind_status);
@@ -3408,10 +3553,11 @@ typedef CUresult (*cubind__cuMemsetD2D16Async_fn)(CUdeviceptr dstDevice, size_t 
 
 CUresult cubind_driver_memset_d2d16_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind__cuMemsetD2D16Async_fn cubind_fn = (cubind__cuMemsetD2D16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D16Async_fn cubind_fn = (cubind__cuMemsetD2D16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[145], 145, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 145, (int)cubind_status);
@@ -3422,10 +3568,11 @@ typedef CUresult (*cubind__cuMemsetD2D32Async_fn)(CUdeviceptr dstDevice, size_t 
 
 CUresult cubind_driver_memset_d2d32_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind__cuMemsetD2D32Async_fn cubind_fn = (cubind__cuMemsetD2D32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemsetD2D32Async_fn cubind_fn = (cubind__cuMemsetD2D32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[146], 146, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 146, (int)cubind_status);
@@ -3436,10 +3583,11 @@ typedef CUresult (*cubind__cuArrayCreate_v2_fn)(CUarray *pHandle, const CUDA_ARR
 
 CUresult cubind_driver_array_create(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
-    cubind__cuArrayCreate_v2_fn cubind_fn = (cubind__cuArrayCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayCreate_v2_fn cubind_fn = (cubind__cuArrayCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[147], 147, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 147, (int)cubind_status);
@@ -3450,10 +3598,11 @@ typedef CUresult (*cubind__cuArrayGetDescriptor_v2_fn)(CUDA_ARRAY_DESCRIPTOR *pA
 
 CUresult cubind_driver_array_get_descriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    cubind__cuArrayGetDescriptor_v2_fn cubind_fn = (cubind__cuArrayGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayGetDescriptor_v2_fn cubind_fn = (cubind__cuArrayGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[148], 148, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 148, (int)cubind_status);
@@ -3464,10 +3613,11 @@ typedef CUresult (*cubind__cuArrayGetSparseProperties_fn)(CUDA_ARRAY_SPARSE_PROP
 
 CUresult cubind_driver_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
-    cubind__cuArrayGetSparseProperties_fn cubind_fn = (cubind__cuArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayGetSparseProperties_fn cubind_fn = (cubind__cuArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[149], 149, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 149, (int)cubind_status);
@@ -3478,10 +3628,11 @@ typedef CUresult (*cubind__cuMipmappedArrayGetSparseProperties_fn)(CUDA_ARRAY_SP
 
 CUresult cubind_driver_mipmapped_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
-    cubind__cuMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cuMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cuMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[150], 150, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 150, (int)cubind_status);
@@ -3492,10 +3643,11 @@ typedef CUresult (*cubind__cuArrayGetMemoryRequirements_fn)(CUDA_ARRAY_MEMORY_RE
 
 CUresult cubind_driver_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
-    cubind__cuArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[151], 151, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 151, (int)cubind_status);
@@ -3506,10 +3658,11 @@ typedef CUresult (*cubind__cuMipmappedArrayGetMemoryRequirements_fn)(CUDA_ARRAY_
 
 CUresult cubind_driver_mipmapped_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
-    cubind__cuMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[152], 152, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 152, (int)cubind_status);
@@ -3520,10 +3673,11 @@ typedef CUresult (*cubind__cuArrayGetPlane_fn)(CUarray *pPlaneArray, CUarray hAr
 
 CUresult cubind_driver_array_get_plane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
-    cubind__cuArrayGetPlane_fn cubind_fn = (cubind__cuArrayGetPlane_fn)cubind__symbol(&cubind__driver_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayGetPlane_fn cubind_fn = (cubind__cuArrayGetPlane_fn)cubind__symbol(&cubind__driver_symbols, &slots[153], 153, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 153, (int)cubind_status);
@@ -3534,10 +3688,11 @@ typedef CUresult (*cubind__cuArrayDestroy_fn)(CUarray hArray);
 
 CUresult cubind_driver_array_destroy(CUarray hArray)
 {
-    cubind__cuArrayDestroy_fn cubind_fn = (cubind__cuArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArrayDestroy_fn cubind_fn = (cubind__cuArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[154], 154, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 154, (int)cubind_status);
@@ -3548,10 +3703,11 @@ typedef CUresult (*cubind__cuArray3DCreate_v2_fn)(CUarray *pHandle, const CUDA_A
 
 CUresult cubind_driver_array3_d_create(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    cubind__cuArray3DCreate_v2_fn cubind_fn = (cubind__cuArray3DCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArray3DCreate_v2_fn cubind_fn = (cubind__cuArray3DCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[155], 155, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 155, (int)cubind_status);
@@ -3562,10 +3718,11 @@ typedef CUresult (*cubind__cuArray3DGetDescriptor_v2_fn)(CUDA_ARRAY3D_DESCRIPTOR
 
 CUresult cubind_driver_array3_d_get_descriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    cubind__cuArray3DGetDescriptor_v2_fn cubind_fn = (cubind__cuArray3DGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuArray3DGetDescriptor_v2_fn cubind_fn = (cubind__cuArray3DGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[156], 156, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 156, (int)cubind_status);
@@ -3576,10 +3733,11 @@ typedef CUresult (*cubind__cuMipmappedArrayCreate_fn)(CUmipmappedArray *pHandle,
 
 CUresult cubind_driver_mipmapped_array_create(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    cubind__cuMipmappedArrayCreate_fn cubind_fn = (cubind__cuMipmappedArrayCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMipmappedArrayCreate_fn cubind_fn = (cubind__cuMipmappedArrayCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[157], 157, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 157, (int)cubind_status);
@@ -3590,10 +3748,11 @@ typedef CUresult (*cubind__cuMipmappedArrayGetLevel_fn)(CUarray *pLevelArray, CU
 
 CUresult cubind_driver_mipmapped_array_get_level(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
-    cubind__cuMipmappedArrayGetLevel_fn cubind_fn = (cubind__cuMipmappedArrayGetLevel_fn)cubind__symbol(&cubind__driver_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMipmappedArrayGetLevel_fn cubind_fn = (cubind__cuMipmappedArrayGetLevel_fn)cubind__symbol(&cubind__driver_symbols, &slots[158], 158, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pLevelArray, hMipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 158, (int)cubind_status);
@@ -3604,10 +3763,11 @@ typedef CUresult (*cubind__cuMipmappedArrayDestroy_fn)(CUmipmappedArray hMipmapp
 
 CUresult cubind_driver_mipmapped_array_destroy(CUmipmappedArray hMipmappedArray)
 {
-    cubind__cuMipmappedArrayDestroy_fn cubind_fn = (cubind__cuMipmappedArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMipmappedArrayDestroy_fn cubind_fn = (cubind__cuMipmappedArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[159], 159, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hMipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 159, (int)cubind_status);
@@ -3618,10 +3778,11 @@ typedef CUresult (*cubind__cuMemGetHandleForAddressRange_fn)(void *handle, CUdev
 
 CUresult cubind_driver_mem_get_handle_for_address_range(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
-    cubind__cuMemGetHandleForAddressRange_fn cubind_fn = (cubind__cuMemGetHandleForAddressRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetHandleForAddressRange_fn cubind_fn = (cubind__cuMemGetHandleForAddressRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[160], 160, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, dptr, size, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 160, (int)cubind_status);
@@ -3632,10 +3793,11 @@ typedef CUresult (*cubind__cuMemBatchDecompressAsync_fn)(CUmemDecompressParams *
 
 CUresult cubind_driver_mem_batch_decompress_async(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
-    cubind__cuMemBatchDecompressAsync_fn cubind_fn = (cubind__cuMemBatchDecompressAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemBatchDecompressAsync_fn cubind_fn = (cubind__cuMemBatchDecompressAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[161], 161, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(paramsArray, count, flags, errorIndex, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 161, (int)cubind_status);
@@ -3646,10 +3808,11 @@ typedef CUresult (*cubind__cuMemAddressReserve_fn)(CUdeviceptr *ptr, size_t size
 
 CUresult cubind_driver_mem_address_reserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
-    cubind__cuMemAddressReserve_fn cubind_fn = (cubind__cuMemAddressReserve_fn)cubind__symbol(&cubind__driver_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAddressReserve_fn cubind_fn = (cubind__cuMemAddressReserve_fn)cubind__symbol(&cubind__driver_symbols, &slots[162], 162, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, alignment, addr, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 162, (int)cubind_status);
@@ -3660,10 +3823,11 @@ typedef CUresult (*cubind__cuMemAddressFree_fn)(CUdeviceptr ptr, size_t size);
 
 CUresult cubind_driver_mem_address_free(CUdeviceptr ptr, size_t size)
 {
-    cubind__cuMemAddressFree_fn cubind_fn = (cubind__cuMemAddressFree_fn)cubind__symbol(&cubind__driver_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAddressFree_fn cubind_fn = (cubind__cuMemAddressFree_fn)cubind__symbol(&cubind__driver_symbols, &slots[163], 163, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 163, (int)cubind_status);
@@ -3674,10 +3838,11 @@ typedef CUresult (*cubind__cuMemCreate_fn)(CUmemGenericAllocationHandle *handle,
 
 CUresult cubind_driver_mem_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    cubind__cuMemCreate_fn cubind_fn = (cubind__cuMemCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemCreate_fn cubind_fn = (cubind__cuMemCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[164], 164, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size, prop, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 164, (int)cubind_status);
@@ -3688,10 +3853,11 @@ typedef CUresult (*cubind__cuMemRelease_fn)(CUmemGenericAllocationHandle handle)
 
 CUresult cubind_driver_mem_release(CUmemGenericAllocationHandle handle)
 {
-    cubind__cuMemRelease_fn cubind_fn = (cubind__cuMemRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemRelease_fn cubind_fn = (cubind__cuMemRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[165], 165, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 165, (int)cubind_status);
@@ -3702,10 +3868,11 @@ typedef CUresult (*cubind__cuMemMap_fn)(CUdeviceptr ptr, size_t size, size_t off
 
 CUresult cubind_driver_mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-    cubind__cuMemMap_fn cubind_fn = (cubind__cuMemMap_fn)cubind__symbol(&cubind__driver_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemMap_fn cubind_fn = (cubind__cuMemMap_fn)cubind__symbol(&cubind__driver_symbols, &slots[166], 166, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, offset, handle, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 166, (int)cubind_status);
@@ -3716,10 +3883,11 @@ typedef CUresult (*cubind__cuMemMapArrayAsync_fn)(CUarrayMapInfo *mapInfoList, u
 
 CUresult cubind_driver_mem_map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
-    cubind__cuMemMapArrayAsync_fn cubind_fn = (cubind__cuMemMapArrayAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemMapArrayAsync_fn cubind_fn = (cubind__cuMemMapArrayAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[167], 167, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mapInfoList, count, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 167, (int)cubind_status);
@@ -3730,10 +3898,11 @@ typedef CUresult (*cubind__cuMemUnmap_fn)(CUdeviceptr ptr, size_t size);
 
 CUresult cubind_driver_mem_unmap(CUdeviceptr ptr, size_t size)
 {
-    cubind__cuMemUnmap_fn cubind_fn = (cubind__cuMemUnmap_fn)cubind__symbol(&cubind__driver_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemUnmap_fn cubind_fn = (cubind__cuMemUnmap_fn)cubind__symbol(&cubind__driver_symbols, &slots[168], 168, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 168, (int)cubind_status);
@@ -3744,10 +3913,11 @@ typedef CUresult (*cubind__cuMemSetAccess_fn)(CUdeviceptr ptr, size_t size, cons
 
 CUresult cubind_driver_mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
-    cubind__cuMemSetAccess_fn cubind_fn = (cubind__cuMemSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemSetAccess_fn cubind_fn = (cubind__cuMemSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[169], 169, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, desc, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 169, (int)cubind_status);
@@ -3758,10 +3928,11 @@ typedef CUresult (*cubind__cuMemGetAccess_fn)(unsigned long long *flags, const C
 
 CUresult cubind_driver_mem_get_access(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
-    cubind__cuMemGetAccess_fn cubind_fn = (cubind__cuMemGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetAccess_fn cubind_fn = (cubind__cuMemGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[170], 170, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags, location, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 170, (int)cubind_status);
@@ -3772,10 +3943,11 @@ typedef CUresult (*cubind__cuMemExportToShareableHandle_fn)(void *shareableHandl
 
 CUresult cubind_driver_mem_export_to_shareable_handle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind__cuMemExportToShareableHandle_fn cubind_fn = (cubind__cuMemExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemExportToShareableHandle_fn cubind_fn = (cubind__cuMemExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[171], 171, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(shareableHandle, handle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 171, (int)cubind_status);
@@ -3786,10 +3958,11 @@ typedef CUresult (*cubind__cuMemImportFromShareableHandle_fn)(CUmemGenericAlloca
 
 CUresult cubind_driver_mem_import_from_shareable_handle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
-    cubind__cuMemImportFromShareableHandle_fn cubind_fn = (cubind__cuMemImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemImportFromShareableHandle_fn cubind_fn = (cubind__cuMemImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[172], 172, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, osHandle, shHandleType);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 172, (int)cubind_status);
@@ -3800,10 +3973,11 @@ typedef CUresult (*cubind__cuMemGetAllocationGranularity_fn)(size_t *granularity
 
 CUresult cubind_driver_mem_get_allocation_granularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
-    cubind__cuMemGetAllocationGranularity_fn cubind_fn = (cubind__cuMemGetAllocationGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetAllocationGranularity_fn cubind_fn = (cubind__cuMemGetAllocationGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[173], 173, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 173, (int)cubind_status);
@@ -3814,10 +3988,11 @@ typedef CUresult (*cubind__cuMemGetAllocationPropertiesFromHandle_fn)(CUmemAlloc
 
 CUresult cubind_driver_mem_get_allocation_properties_from_handle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
-    cubind__cuMemGetAllocationPropertiesFromHandle_fn cubind_fn = (cubind__cuMemGetAllocationPropertiesFromHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetAllocationPropertiesFromHandle_fn cubind_fn = (cubind__cuMemGetAllocationPropertiesFromHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[174], 174, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(prop, handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 174, (int)cubind_status);
@@ -3828,10 +4003,11 @@ typedef CUresult (*cubind__cuMemRetainAllocationHandle_fn)(CUmemGenericAllocatio
 
 CUresult cubind_driver_mem_retain_allocation_handle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-    cubind__cuMemRetainAllocationHandle_fn cubind_fn = (cubind__cuMemRetainAllocationHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemRetainAllocationHandle_fn cubind_fn = (cubind__cuMemRetainAllocationHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[175], 175, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle, addr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 175, (int)cubind_status);
@@ -3842,10 +4018,11 @@ typedef CUresult (*cubind__cuMemFreeAsync_fn)(CUdeviceptr dptr, CUstream hStream
 
 CUresult cubind_driver_mem_free_async(CUdeviceptr dptr, CUstream hStream)
 {
-    cubind__cuMemFreeAsync_fn cubind_fn = (cubind__cuMemFreeAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemFreeAsync_fn cubind_fn = (cubind__cuMemFreeAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[176], 176, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 176, (int)cubind_status);
@@ -3856,10 +4033,11 @@ typedef CUresult (*cubind__cuMemAllocAsync_fn)(CUdeviceptr *dptr, size_t bytesiz
 
 CUresult cubind_driver_mem_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    cubind__cuMemAllocAsync_fn cubind_fn = (cubind__cuMemAllocAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAllocAsync_fn cubind_fn = (cubind__cuMemAllocAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[177], 177, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 177, (int)cubind_status);
@@ -3870,10 +4048,11 @@ typedef CUresult (*cubind__cuMemPoolTrimTo_fn)(CUmemoryPool pool, size_t minByte
 
 CUresult cubind_driver_mem_pool_trim_to(CUmemoryPool pool, size_t minBytesToKeep)
 {
-    cubind__cuMemPoolTrimTo_fn cubind_fn = (cubind__cuMemPoolTrimTo_fn)cubind__symbol(&cubind__driver_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolTrimTo_fn cubind_fn = (cubind__cuMemPoolTrimTo_fn)cubind__symbol(&cubind__driver_symbols, &slots[178], 178, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 178, (int)cubind_status);
@@ -3884,10 +4063,11 @@ typedef CUresult (*cubind__cuMemPoolSetAttribute_fn)(CUmemoryPool pool, CUmemPoo
 
 CUresult cubind_driver_mem_pool_set_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    cubind__cuMemPoolSetAttribute_fn cubind_fn = (cubind__cuMemPoolSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolSetAttribute_fn cubind_fn = (cubind__cuMemPoolSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[179], 179, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 179, (int)cubind_status);
@@ -3898,10 +4078,11 @@ typedef CUresult (*cubind__cuMemPoolGetAttribute_fn)(CUmemoryPool pool, CUmemPoo
 
 CUresult cubind_driver_mem_pool_get_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    cubind__cuMemPoolGetAttribute_fn cubind_fn = (cubind__cuMemPoolGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolGetAttribute_fn cubind_fn = (cubind__cuMemPoolGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[180], 180, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 180, (int)cubind_status);
@@ -3912,10 +4093,11 @@ typedef CUresult (*cubind__cuMemPoolSetAccess_fn)(CUmemoryPool pool, const CUmem
 
 CUresult cubind_driver_mem_pool_set_access(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
-    cubind__cuMemPoolSetAccess_fn cubind_fn = (cubind__cuMemPoolSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolSetAccess_fn cubind_fn = (cubind__cuMemPoolSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[181], 181, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, map, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 181, (int)cubind_status);
@@ -3926,10 +4108,11 @@ typedef CUresult (*cubind__cuMemPoolGetAccess_fn)(CUmemAccess_flags *flags, CUme
 
 CUresult cubind_driver_mem_pool_get_access(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
-    cubind__cuMemPoolGetAccess_fn cubind_fn = (cubind__cuMemPoolGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolGetAccess_fn cubind_fn = (cubind__cuMemPoolGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[182], 182, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 182, (int)cubind_status);
@@ -3940,10 +4123,11 @@ typedef CUresult (*cubind__cuMemPoolCreate_fn)(CUmemoryPool *pool, const CUmemPo
 
 CUresult cubind_driver_mem_pool_create(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[183], 183, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 183, (int)cubind_status);
@@ -3954,10 +4138,11 @@ typedef CUresult (*cubind__cuMemPoolDestroy_fn)(CUmemoryPool pool);
 
 CUresult cubind_driver_mem_pool_destroy(CUmemoryPool pool)
 {
-    cubind__cuMemPoolDestroy_fn cubind_fn = (cubind__cuMemPoolDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolDestroy_fn cubind_fn = (cubind__cuMemPoolDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[184], 184, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 184, (int)cubind_status);
@@ -3968,10 +4153,11 @@ typedef CUresult (*cubind__cuMemGetDefaultMemPool_fn)(CUmemoryPool *pool_out, CU
 
 CUresult cubind_driver_mem_get_default_mem_pool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
-    cubind__cuMemGetDefaultMemPool_fn cubind_fn = (cubind__cuMemGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetDefaultMemPool_fn cubind_fn = (cubind__cuMemGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[185], 185, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, location, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 185, (int)cubind_status);
@@ -3982,10 +4168,11 @@ typedef CUresult (*cubind__cuMemGetMemPool_fn)(CUmemoryPool *pool, CUmemLocation
 
 CUresult cubind_driver_mem_get_mem_pool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
-    cubind__cuMemGetMemPool_fn cubind_fn = (cubind__cuMemGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemGetMemPool_fn cubind_fn = (cubind__cuMemGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[186], 186, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 186, (int)cubind_status);
@@ -3996,10 +4183,11 @@ typedef CUresult (*cubind__cuMemSetMemPool_fn)(CUmemLocation *location, CUmemAll
 
 CUresult cubind_driver_mem_set_mem_pool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
-    cubind__cuMemSetMemPool_fn cubind_fn = (cubind__cuMemSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemSetMemPool_fn cubind_fn = (cubind__cuMemSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[187], 187, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(location, type, pool);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 187, (int)cubind_status);
@@ -4010,10 +4198,11 @@ typedef CUresult (*cubind__cuMemAllocFromPoolAsync_fn)(CUdeviceptr *dptr, size_t
 
 CUresult cubind_driver_mem_alloc_from_pool_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    cubind__cuMemAllocFromPoolAsync_fn cubind_fn = (cubind__cuMemAllocFromPoolAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAllocFromPoolAsync_fn cubind_fn = (cubind__cuMemAllocFromPoolAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[188], 188, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytesize, pool, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 188, (int)cubind_status);
@@ -4024,10 +4213,11 @@ typedef CUresult (*cubind__cuMemPoolExportToShareableHandle_fn)(void *handle_out
 
 CUresult cubind_driver_mem_pool_export_to_shareable_handle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind__cuMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cuMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cuMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[189], 189, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(handle_out, pool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 189, (int)cubind_status);
@@ -4038,10 +4228,11 @@ typedef CUresult (*cubind__cuMemPoolImportFromShareableHandle_fn)(CUmemoryPool *
 
 CUresult cubind_driver_mem_pool_import_from_shareable_handle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind__cuMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cuMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cuMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[190], 190, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pool_out, handle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 190, (int)cubind_status);
@@ -4052,10 +4243,11 @@ typedef CUresult (*cubind__cuMemPoolExportPointer_fn)(CUmemPoolPtrExportData *sh
 
 CUresult cubind_driver_mem_pool_export_pointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
-    cubind__cuMemPoolExportPointer_fn cubind_fn = (cubind__cuMemPoolExportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[191], 191);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolExportPointer_fn cubind_fn = (cubind__cuMemPoolExportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[191], 191, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(shareData_out, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 191, (int)cubind_status);
@@ -4066,10 +4258,11 @@ typedef CUresult (*cubind__cuMemPoolImportPointer_fn)(CUdeviceptr *ptr_out, CUme
 
 CUresult cubind_driver_mem_pool_import_pointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
-    cubind__cuMemPoolImportPointer_fn cubind_fn = (cubind__cuMemPoolImportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPoolImportPointer_fn cubind_fn = (cubind__cuMemPoolImportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[192], 192, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ptr_out, pool, shareData);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 192, (int)cubind_status);
@@ -4080,10 +4273,11 @@ typedef CUresult (*cubind__cuMulticastCreate_fn)(CUmemGenericAllocationHandle *m
 
 CUresult cubind_driver_multicast_create(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
-    cubind__cuMulticastCreate_fn cubind_fn = (cubind__cuMulticastCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastCreate_fn cubind_fn = (cubind__cuMulticastCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[193], 193, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, prop);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 193, (int)cubind_status);
@@ -4094,10 +4288,11 @@ typedef CUresult (*cubind__cuMulticastAddDevice_fn)(CUmemGenericAllocationHandle
 
 CUresult cubind_driver_multicast_add_device(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
-    cubind__cuMulticastAddDevice_fn cubind_fn = (cubind__cuMulticastAddDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastAddDevice_fn cubind_fn = (cubind__cuMulticastAddDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[194], 194, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, dev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 194, (int)cubind_status);
@@ -4108,10 +4303,11 @@ typedef CUresult (*cubind__cuMulticastBindMem_fn)(CUmemGenericAllocationHandle m
 
 CUresult cubind_driver_multicast_bind_mem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
-    cubind__cuMulticastBindMem_fn cubind_fn = (cubind__cuMulticastBindMem_fn)cubind__symbol(&cubind__driver_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastBindMem_fn cubind_fn = (cubind__cuMulticastBindMem_fn)cubind__symbol(&cubind__driver_symbols, &slots[195], 195, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 195, (int)cubind_status);
@@ -4122,10 +4318,11 @@ typedef CUresult (*cubind__cuMulticastBindAddr_fn)(CUmemGenericAllocationHandle 
 
 CUresult cubind_driver_multicast_bind_addr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
-    cubind__cuMulticastBindAddr_fn cubind_fn = (cubind__cuMulticastBindAddr_fn)cubind__symbol(&cubind__driver_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastBindAddr_fn cubind_fn = (cubind__cuMulticastBindAddr_fn)cubind__symbol(&cubind__driver_symbols, &slots[196], 196, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, mcOffset, memptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 196, (int)cubind_status);
@@ -4136,10 +4333,11 @@ typedef CUresult (*cubind__cuMulticastUnbind_fn)(CUmemGenericAllocationHandle mc
 
 CUresult cubind_driver_multicast_unbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
-    cubind__cuMulticastUnbind_fn cubind_fn = (cubind__cuMulticastUnbind_fn)cubind__symbol(&cubind__driver_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastUnbind_fn cubind_fn = (cubind__cuMulticastUnbind_fn)cubind__symbol(&cubind__driver_symbols, &slots[197], 197, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mcHandle, dev, mcOffset, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 197, (int)cubind_status);
@@ -4150,10 +4348,11 @@ typedef CUresult (*cubind__cuMulticastGetGranularity_fn)(size_t *granularity, co
 
 CUresult cubind_driver_multicast_get_granularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
-    cubind__cuMulticastGetGranularity_fn cubind_fn = (cubind__cuMulticastGetGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMulticastGetGranularity_fn cubind_fn = (cubind__cuMulticastGetGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[198], 198, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 198, (int)cubind_status);
@@ -4164,10 +4363,11 @@ typedef CUresult (*cubind__cuPointerGetAttribute_fn)(void *data, CUpointer_attri
 
 CUresult cubind_driver_pointer_get_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    cubind__cuPointerGetAttribute_fn cubind_fn = (cubind__cuPointerGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuPointerGetAttribute_fn cubind_fn = (cubind__cuPointerGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[199], 199, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, attribute, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 199, (int)cubind_status);
@@ -4178,10 +4378,11 @@ typedef CUresult (*cubind__cuMemPrefetchAsync_v2_fn)(CUdeviceptr devPtr, size_t 
 
 CUresult cubind_driver_mem_prefetch_async(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
-    cubind__cuMemPrefetchAsync_v2_fn cubind_fn = (cubind__cuMemPrefetchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPrefetchAsync_v2_fn cubind_fn = (cubind__cuMemPrefetchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[200], 200, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, location, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 200, (int)cubind_status);
@@ -4192,10 +4393,11 @@ typedef CUresult (*cubind__cuMemAdvise_v2_fn)(CUdeviceptr devPtr, size_t count, 
 
 CUresult cubind_driver_mem_advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
-    cubind__cuMemAdvise_v2_fn cubind_fn = (cubind__cuMemAdvise_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemAdvise_v2_fn cubind_fn = (cubind__cuMemAdvise_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[201], 201, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 201, (int)cubind_status);
@@ -4206,10 +4408,11 @@ typedef CUresult (*cubind__cuMemPrefetchBatchAsync_fn)(CUdeviceptr *dptrs, size_
 
 CUresult cubind_driver_mem_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    cubind__cuMemPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[202], 202, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 202, (int)cubind_status);
@@ -4220,10 +4423,11 @@ typedef CUresult (*cubind__cuMemDiscardBatchAsync_fn)(CUdeviceptr *dptrs, size_t
 
 CUresult cubind_driver_mem_discard_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
-    cubind__cuMemDiscardBatchAsync_fn cubind_fn = (cubind__cuMemDiscardBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemDiscardBatchAsync_fn cubind_fn = (cubind__cuMemDiscardBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[203], 203, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 203, (int)cubind_status);
@@ -4234,10 +4438,11 @@ typedef CUresult (*cubind__cuMemDiscardAndPrefetchBatchAsync_fn)(CUdeviceptr *dp
 
 CUresult cubind_driver_mem_discard_and_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    cubind__cuMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[204], 204, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 204, (int)cubind_status);
@@ -4248,10 +4453,11 @@ typedef CUresult (*cubind__cuMemRangeGetAttribute_fn)(void *data, size_t dataSiz
 
 CUresult cubind_driver_mem_range_get_attribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
-    cubind__cuMemRangeGetAttribute_fn cubind_fn = (cubind__cuMemRangeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemRangeGetAttribute_fn cubind_fn = (cubind__cuMemRangeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[205], 205, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 205, (int)cubind_status);
@@ -4262,10 +4468,11 @@ typedef CUresult (*cubind__cuMemRangeGetAttributes_fn)(void **data, size_t *data
 
 CUresult cubind_driver_mem_range_get_attributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
-    cubind__cuMemRangeGetAttributes_fn cubind_fn = (cubind__cuMemRangeGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuMemRangeGetAttributes_fn cubind_fn = (cubind__cuMemRangeGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[206], 206, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 206, (int)cubind_status);
@@ -4276,10 +4483,11 @@ typedef CUresult (*cubind__cuPointerSetAttribute_fn)(const void *value, CUpointe
 
 CUresult cubind_driver_pointer_set_attribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    cubind__cuPointerSetAttribute_fn cubind_fn = (cubind__cuPointerSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuPointerSetAttribute_fn cubind_fn = (cubind__cuPointerSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[207], 207, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(value, attribute, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 207, (int)cubind_status);
@@ -4290,10 +4498,11 @@ typedef CUresult (*cubind__cuPointerGetAttributes_fn)(unsigned int numAttributes
 
 CUresult cubind_driver_pointer_get_attributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
-    cubind__cuPointerGetAttributes_fn cubind_fn = (cubind__cuPointerGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuPointerGetAttributes_fn cubind_fn = (cubind__cuPointerGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[208], 208, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numAttributes, attributes, data, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 208, (int)cubind_status);
@@ -4304,10 +4513,11 @@ typedef CUresult (*cubind__cuStreamCreate_fn)(CUstream *phStream, unsigned int F
 
 CUresult cubind_driver_stream_create(CUstream *phStream, unsigned int Flags)
 {
-    cubind__cuStreamCreate_fn cubind_fn = (cubind__cuStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamCreate_fn cubind_fn = (cubind__cuStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[209], 209, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 209, (int)cubind_status);
@@ -4318,10 +4528,11 @@ typedef CUresult (*cubind__cuStreamCreateWithPriority_fn)(CUstream *phStream, un
 
 CUresult cubind_driver_stream_create_with_priority(CUstream *phStream, unsigned int flags, int priority)
 {
-    cubind__cuStreamCreateWithPriority_fn cubind_fn = (cubind__cuStreamCreateWithPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamCreateWithPriority_fn cubind_fn = (cubind__cuStreamCreateWithPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[210], 210, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 210, (int)cubind_status);
@@ -4332,10 +4543,11 @@ typedef CUresult (*cubind__cuStreamGetPriority_fn)(CUstream hStream, int *priori
 
 CUresult cubind_driver_stream_get_priority(CUstream hStream, int *priority)
 {
-    cubind__cuStreamGetPriority_fn cubind_fn = (cubind__cuStreamGetPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetPriority_fn cubind_fn = (cubind__cuStreamGetPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[211], 211, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 211, (int)cubind_status);
@@ -4346,10 +4558,11 @@ typedef CUresult (*cubind__cuStreamGetDevice_fn)(CUstream hStream, CUdevice *dev
 
 CUresult cubind_driver_stream_get_device(CUstream hStream, CUdevice *device)
 {
-    cubind__cuStreamGetDevice_fn cubind_fn = (cubind__cuStreamGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetDevice_fn cubind_fn = (cubind__cuStreamGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[212], 212, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 212, (int)cubind_status);
@@ -4360,10 +4573,11 @@ typedef CUresult (*cubind__cuStreamGetFlags_fn)(CUstream hStream, unsigned int *
 
 CUresult cubind_driver_stream_get_flags(CUstream hStream, unsigned int *flags)
 {
-    cubind__cuStreamGetFlags_fn cubind_fn = (cubind__cuStreamGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetFlags_fn cubind_fn = (cubind__cuStreamGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[213], 213, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 213, (int)cubind_status);
@@ -4374,10 +4588,11 @@ typedef CUresult (*cubind__cuStreamGetId_fn)(CUstream hStream, unsigned long lon
 
 CUresult cubind_driver_stream_get_id(CUstream hStream, unsigned long long *streamId)
 {
-    cubind__cuStreamGetId_fn cubind_fn = (cubind__cuStreamGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetId_fn cubind_fn = (cubind__cuStreamGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[214], 214, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 214, (int)cubind_status);
@@ -4388,10 +4603,11 @@ typedef CUresult (*cubind__cuStreamGetCtx_fn)(CUstream hStream, CUcontext *pctx)
 
 CUresult cubind_driver_stream_get_ctx(CUstream hStream, CUcontext *pctx)
 {
-    cubind__cuStreamGetCtx_fn cubind_fn = (cubind__cuStreamGetCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetCtx_fn cubind_fn = (cubind__cuStreamGetCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[215], 215, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, pctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 215, (int)cubind_status);
@@ -4402,10 +4618,11 @@ typedef CUresult (*cubind__cuStreamGetCtx_v2_fn)(CUstream hStream, CUcontext *pC
 
 CUresult cubind_driver_stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
-    cubind__cuStreamGetCtx_v2_fn cubind_fn = (cubind__cuStreamGetCtx_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetCtx_v2_fn cubind_fn = (cubind__cuStreamGetCtx_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[216], 216, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, pCtx, pGreenCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 216, (int)cubind_status);
@@ -4416,10 +4633,11 @@ typedef CUresult (*cubind__cuStreamWaitEvent_fn)(CUstream hStream, CUevent hEven
 
 CUresult cubind_driver_stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    cubind__cuStreamWaitEvent_fn cubind_fn = (cubind__cuStreamWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamWaitEvent_fn cubind_fn = (cubind__cuStreamWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[217], 217, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, hEvent, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 217, (int)cubind_status);
@@ -4430,10 +4648,11 @@ typedef CUresult (*cubind__cuStreamAddCallback_fn)(CUstream hStream, CUstreamCal
 
 CUresult cubind_driver_stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
-    cubind__cuStreamAddCallback_fn cubind_fn = (cubind__cuStreamAddCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamAddCallback_fn cubind_fn = (cubind__cuStreamAddCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[218], 218, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 218, (int)cubind_status);
@@ -4444,10 +4663,11 @@ typedef CUresult (*cubind__cuStreamBeginCapture_v2_fn)(CUstream hStream, CUstrea
 
 CUresult cubind_driver_stream_begin_capture(CUstream hStream, CUstreamCaptureMode mode)
 {
-    cubind__cuStreamBeginCapture_v2_fn cubind_fn = (cubind__cuStreamBeginCapture_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamBeginCapture_v2_fn cubind_fn = (cubind__cuStreamBeginCapture_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[219], 219, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 219, (int)cubind_status);
@@ -4458,10 +4678,11 @@ typedef CUresult (*cubind__cuStreamBeginCaptureToGraph_fn)(CUstream hStream, CUg
 
 CUresult cubind_driver_stream_begin_capture_to_graph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
-    cubind__cuStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cuStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[220], 220);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cuStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[220], 220, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 220, (int)cubind_status);
@@ -4472,10 +4693,11 @@ typedef CUresult (*cubind__cuThreadExchangeStreamCaptureMode_fn)(CUstreamCapture
 
 CUresult cubind_driver_thread_exchange_stream_capture_mode(CUstreamCaptureMode *mode)
 {
-    cubind__cuThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cuThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[221], 221);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cuThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[221], 221, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 221, (int)cubind_status);
@@ -4486,10 +4708,11 @@ typedef CUresult (*cubind__cuStreamEndCapture_fn)(CUstream hStream, CUgraph *phG
 
 CUresult cubind_driver_stream_end_capture(CUstream hStream, CUgraph *phGraph)
 {
-    cubind__cuStreamEndCapture_fn cubind_fn = (cubind__cuStreamEndCapture_fn)cubind__symbol(&cubind__driver_symbols, &slots[222], 222);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamEndCapture_fn cubind_fn = (cubind__cuStreamEndCapture_fn)cubind__symbol(&cubind__driver_symbols, &slots[222], 222, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, phGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 222, (int)cubind_status);
@@ -4500,10 +4723,11 @@ typedef CUresult (*cubind__cuStreamIsCapturing_fn)(CUstream hStream, CUstreamCap
 
 CUresult cubind_driver_stream_is_capturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-    cubind__cuStreamIsCapturing_fn cubind_fn = (cubind__cuStreamIsCapturing_fn)cubind__symbol(&cubind__driver_symbols, &slots[223], 223);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamIsCapturing_fn cubind_fn = (cubind__cuStreamIsCapturing_fn)cubind__symbol(&cubind__driver_symbols, &slots[223], 223, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, captureStatus);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 223, (int)cubind_status);
@@ -4514,10 +4738,11 @@ typedef CUresult (*cubind__cuStreamGetCaptureInfo_v3_fn)(CUstream hStream, CUstr
 
 CUresult cubind_driver_stream_get_capture_info(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind__cuStreamGetCaptureInfo_v3_fn cubind_fn = (cubind__cuStreamGetCaptureInfo_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[224], 224);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetCaptureInfo_v3_fn cubind_fn = (cubind__cuStreamGetCaptureInfo_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[224], 224, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 224, (int)cubind_status);
@@ -4528,10 +4753,11 @@ typedef CUresult (*cubind__cuStreamUpdateCaptureDependencies_v2_fn)(CUstream hSt
 
 CUresult cubind_driver_stream_update_capture_dependencies(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind__cuStreamUpdateCaptureDependencies_v2_fn cubind_fn = (cubind__cuStreamUpdateCaptureDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[225], 225);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamUpdateCaptureDependencies_v2_fn cubind_fn = (cubind__cuStreamUpdateCaptureDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[225], 225, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 225, (int)cubind_status);
@@ -4542,10 +4768,11 @@ typedef CUresult (*cubind__cuStreamAttachMemAsync_fn)(CUstream hStream, CUdevice
 
 CUresult cubind_driver_stream_attach_mem_async(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
-    cubind__cuStreamAttachMemAsync_fn cubind_fn = (cubind__cuStreamAttachMemAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[226], 226);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamAttachMemAsync_fn cubind_fn = (cubind__cuStreamAttachMemAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[226], 226, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, dptr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 226, (int)cubind_status);
@@ -4556,10 +4783,11 @@ typedef CUresult (*cubind__cuStreamQuery_fn)(CUstream hStream);
 
 CUresult cubind_driver_stream_query(CUstream hStream)
 {
-    cubind__cuStreamQuery_fn cubind_fn = (cubind__cuStreamQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[227], 227);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamQuery_fn cubind_fn = (cubind__cuStreamQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[227], 227, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 227, (int)cubind_status);
@@ -4570,10 +4798,11 @@ typedef CUresult (*cubind__cuStreamSynchronize_fn)(CUstream hStream);
 
 CUresult cubind_driver_stream_synchronize(CUstream hStream)
 {
-    cubind__cuStreamSynchronize_fn cubind_fn = (cubind__cuStreamSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[228], 228);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamSynchronize_fn cubind_fn = (cubind__cuStreamSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[228], 228, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 228, (int)cubind_status);
@@ -4584,10 +4813,11 @@ typedef CUresult (*cubind__cuStreamDestroy_v2_fn)(CUstream hStream);
 
 CUresult cubind_driver_stream_destroy(CUstream hStream)
 {
-    cubind__cuStreamDestroy_v2_fn cubind_fn = (cubind__cuStreamDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[229], 229);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamDestroy_v2_fn cubind_fn = (cubind__cuStreamDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[229], 229, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 229, (int)cubind_status);
@@ -4598,10 +4828,11 @@ typedef CUresult (*cubind__cuStreamCopyAttributes_fn)(CUstream dst, CUstream src
 
 CUresult cubind_driver_stream_copy_attributes(CUstream dst, CUstream src)
 {
-    cubind__cuStreamCopyAttributes_fn cubind_fn = (cubind__cuStreamCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[230], 230);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamCopyAttributes_fn cubind_fn = (cubind__cuStreamCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[230], 230, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 230, (int)cubind_status);
@@ -4612,10 +4843,11 @@ typedef CUresult (*cubind__cuStreamGetAttribute_fn)(CUstream hStream, CUstreamAt
 
 CUresult cubind_driver_stream_get_attribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
-    cubind__cuStreamGetAttribute_fn cubind_fn = (cubind__cuStreamGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[231], 231);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetAttribute_fn cubind_fn = (cubind__cuStreamGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[231], 231, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 231, (int)cubind_status);
@@ -4626,10 +4858,11 @@ typedef CUresult (*cubind__cuStreamSetAttribute_fn)(CUstream hStream, CUstreamAt
 
 CUresult cubind_driver_stream_set_attribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
-    cubind__cuStreamSetAttribute_fn cubind_fn = (cubind__cuStreamSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[232], 232);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamSetAttribute_fn cubind_fn = (cubind__cuStreamSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[232], 232, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 232, (int)cubind_status);
@@ -4640,10 +4873,11 @@ typedef CUresult (*cubind__cuEventCreate_fn)(CUevent *phEvent, unsigned int Flag
 
 CUresult cubind_driver_event_create(CUevent *phEvent, unsigned int Flags)
 {
-    cubind__cuEventCreate_fn cubind_fn = (cubind__cuEventCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[233], 233);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventCreate_fn cubind_fn = (cubind__cuEventCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[233], 233, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phEvent, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 233, (int)cubind_status);
@@ -4654,10 +4888,11 @@ typedef CUresult (*cubind__cuEventRecord_fn)(CUevent hEvent, CUstream hStream);
 
 CUresult cubind_driver_event_record(CUevent hEvent, CUstream hStream)
 {
-    cubind__cuEventRecord_fn cubind_fn = (cubind__cuEventRecord_fn)cubind__symbol(&cubind__driver_symbols, &slots[234], 234);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventRecord_fn cubind_fn = (cubind__cuEventRecord_fn)cubind__symbol(&cubind__driver_symbols, &slots[234], 234, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 234, (int)cubind_status);
@@ -4668,10 +4903,11 @@ typedef CUresult (*cubind__cuEventRecordWithFlags_fn)(CUevent hEvent, CUstream h
 
 CUresult cubind_driver_event_record_with_flags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    cubind__cuEventRecordWithFlags_fn cubind_fn = (cubind__cuEventRecordWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[235], 235);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventRecordWithFlags_fn cubind_fn = (cubind__cuEventRecordWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[235], 235, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent, hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 235, (int)cubind_status);
@@ -4682,10 +4918,11 @@ typedef CUresult (*cubind__cuEventQuery_fn)(CUevent hEvent);
 
 CUresult cubind_driver_event_query(CUevent hEvent)
 {
-    cubind__cuEventQuery_fn cubind_fn = (cubind__cuEventQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[236], 236);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventQuery_fn cubind_fn = (cubind__cuEventQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[236], 236, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 236, (int)cubind_status);
@@ -4696,10 +4933,11 @@ typedef CUresult (*cubind__cuEventSynchronize_fn)(CUevent hEvent);
 
 CUresult cubind_driver_event_synchronize(CUevent hEvent)
 {
-    cubind__cuEventSynchronize_fn cubind_fn = (cubind__cuEventSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[237], 237);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventSynchronize_fn cubind_fn = (cubind__cuEventSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[237], 237, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 237, (int)cubind_status);
@@ -4710,10 +4948,11 @@ typedef CUresult (*cubind__cuEventDestroy_v2_fn)(CUevent hEvent);
 
 CUresult cubind_driver_event_destroy(CUevent hEvent)
 {
-    cubind__cuEventDestroy_v2_fn cubind_fn = (cubind__cuEventDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[238], 238);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventDestroy_v2_fn cubind_fn = (cubind__cuEventDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[238], 238, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 238, (int)cubind_status);
@@ -4724,10 +4963,11 @@ typedef CUresult (*cubind__cuEventElapsedTime_v2_fn)(float *pMilliseconds, CUeve
 
 CUresult cubind_driver_event_elapsed_time(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
-    cubind__cuEventElapsedTime_v2_fn cubind_fn = (cubind__cuEventElapsedTime_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[239], 239);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuEventElapsedTime_v2_fn cubind_fn = (cubind__cuEventElapsedTime_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[239], 239, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMilliseconds, hStart, hEnd);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 239, (int)cubind_status);
@@ -4738,10 +4978,11 @@ typedef CUresult (*cubind__cuImportExternalMemory_fn)(CUexternalMemory *extMem_o
 
 CUresult cubind_driver_import_external_memory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
-    cubind__cuImportExternalMemory_fn cubind_fn = (cubind__cuImportExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[240], 240);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuImportExternalMemory_fn cubind_fn = (cubind__cuImportExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[240], 240, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 240, (int)cubind_status);
@@ -4752,10 +4993,11 @@ typedef CUresult (*cubind__cuExternalMemoryGetMappedBuffer_fn)(CUdeviceptr *devP
 
 CUresult cubind_driver_external_memory_get_mapped_buffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
-    cubind__cuExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cuExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__driver_symbols, &slots[241], 241);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cuExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__driver_symbols, &slots[241], 241, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 241, (int)cubind_status);
@@ -4766,10 +5008,11 @@ typedef CUresult (*cubind__cuExternalMemoryGetMappedMipmappedArray_fn)(CUmipmapp
 
 CUresult cubind_driver_external_memory_get_mapped_mipmapped_array(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
-    cubind__cuExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cuExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[242], 242);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cuExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[242], 242, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 242, (int)cubind_status);
@@ -4780,10 +5023,11 @@ typedef CUresult (*cubind__cuDestroyExternalMemory_fn)(CUexternalMemory extMem);
 
 CUresult cubind_driver_destroy_external_memory(CUexternalMemory extMem)
 {
-    cubind__cuDestroyExternalMemory_fn cubind_fn = (cubind__cuDestroyExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[243], 243);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDestroyExternalMemory_fn cubind_fn = (cubind__cuDestroyExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[243], 243, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 243, (int)cubind_status);
@@ -4794,10 +5038,11 @@ typedef CUresult (*cubind__cuImportExternalSemaphore_fn)(CUexternalSemaphore *ex
 
 CUresult cubind_driver_import_external_semaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
-    cubind__cuImportExternalSemaphore_fn cubind_fn = (cubind__cuImportExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[244], 244);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuImportExternalSemaphore_fn cubind_fn = (cubind__cuImportExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[244], 244, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 244, (int)cubind_status);
@@ -4808,10 +5053,11 @@ typedef CUresult (*cubind__cuSignalExternalSemaphoresAsync_fn)(const CUexternalS
 
 CUresult cubind_driver_signal_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    cubind__cuSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cuSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[245], 245);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cuSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[245], 245, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 245, (int)cubind_status);
@@ -4822,10 +5068,11 @@ typedef CUresult (*cubind__cuWaitExternalSemaphoresAsync_fn)(const CUexternalSem
 
 CUresult cubind_driver_wait_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    cubind__cuWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cuWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[246], 246);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cuWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[246], 246, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 246, (int)cubind_status);
@@ -4836,10 +5083,11 @@ typedef CUresult (*cubind__cuDestroyExternalSemaphore_fn)(CUexternalSemaphore ex
 
 CUresult cubind_driver_destroy_external_semaphore(CUexternalSemaphore extSem)
 {
-    cubind__cuDestroyExternalSemaphore_fn cubind_fn = (cubind__cuDestroyExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[247], 247);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDestroyExternalSemaphore_fn cubind_fn = (cubind__cuDestroyExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[247], 247, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 247, (int)cubind_status);
@@ -4850,10 +5098,11 @@ typedef CUresult (*cubind__cuStreamWaitValue32_v2_fn)(CUstream stream, CUdevicep
 
 CUresult cubind_driver_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    cubind__cuStreamWaitValue32_v2_fn cubind_fn = (cubind__cuStreamWaitValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[248], 248);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamWaitValue32_v2_fn cubind_fn = (cubind__cuStreamWaitValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[248], 248, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 248, (int)cubind_status);
@@ -4864,10 +5113,11 @@ typedef CUresult (*cubind__cuStreamWaitValue64_v2_fn)(CUstream stream, CUdevicep
 
 CUresult cubind_driver_stream_wait_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    cubind__cuStreamWaitValue64_v2_fn cubind_fn = (cubind__cuStreamWaitValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[249], 249);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamWaitValue64_v2_fn cubind_fn = (cubind__cuStreamWaitValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[249], 249, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 249, (int)cubind_status);
@@ -4878,10 +5128,11 @@ typedef CUresult (*cubind__cuStreamWriteValue32_v2_fn)(CUstream stream, CUdevice
 
 CUresult cubind_driver_stream_write_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    cubind__cuStreamWriteValue32_v2_fn cubind_fn = (cubind__cuStreamWriteValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[250], 250);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamWriteValue32_v2_fn cubind_fn = (cubind__cuStreamWriteValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[250], 250, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 250, (int)cubind_status);
@@ -4892,10 +5143,11 @@ typedef CUresult (*cubind__cuStreamWriteValue64_v2_fn)(CUstream stream, CUdevice
 
 CUresult cubind_driver_stream_write_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    cubind__cuStreamWriteValue64_v2_fn cubind_fn = (cubind__cuStreamWriteValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[251], 251);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamWriteValue64_v2_fn cubind_fn = (cubind__cuStreamWriteValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[251], 251, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 251, (int)cubind_status);
@@ -4906,10 +5158,11 @@ typedef CUresult (*cubind__cuStreamBatchMemOp_v2_fn)(CUstream stream, unsigned i
 
 CUresult cubind_driver_stream_batch_mem_op(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    cubind__cuStreamBatchMemOp_v2_fn cubind_fn = (cubind__cuStreamBatchMemOp_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[252], 252);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamBatchMemOp_v2_fn cubind_fn = (cubind__cuStreamBatchMemOp_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[252], 252, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(stream, count, paramArray, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 252, (int)cubind_status);
@@ -4920,10 +5173,11 @@ typedef CUresult (*cubind__cuFuncGetAttribute_fn)(int *pi, CUfunction_attribute 
 
 CUresult cubind_driver_func_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
-    cubind__cuFuncGetAttribute_fn cubind_fn = (cubind__cuFuncGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[253], 253);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncGetAttribute_fn cubind_fn = (cubind__cuFuncGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[253], 253, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pi, attrib, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 253, (int)cubind_status);
@@ -4934,10 +5188,11 @@ typedef CUresult (*cubind__cuFuncSetAttribute_fn)(CUfunction hfunc, CUfunction_a
 
 CUresult cubind_driver_func_set_attribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
-    cubind__cuFuncSetAttribute_fn cubind_fn = (cubind__cuFuncSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[254], 254);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncSetAttribute_fn cubind_fn = (cubind__cuFuncSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[254], 254, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, attrib, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 254, (int)cubind_status);
@@ -4948,10 +5203,11 @@ typedef CUresult (*cubind__cuFuncSetCacheConfig_fn)(CUfunction hfunc, CUfunc_cac
 
 CUresult cubind_driver_func_set_cache_config(CUfunction hfunc, CUfunc_cache config)
 {
-    cubind__cuFuncSetCacheConfig_fn cubind_fn = (cubind__cuFuncSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[255], 255);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncSetCacheConfig_fn cubind_fn = (cubind__cuFuncSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[255], 255, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 255, (int)cubind_status);
@@ -4962,10 +5218,11 @@ typedef CUresult (*cubind__cuFuncGetModule_fn)(CUmodule *hmod, CUfunction hfunc)
 
 CUresult cubind_driver_func_get_module(CUmodule *hmod, CUfunction hfunc)
 {
-    cubind__cuFuncGetModule_fn cubind_fn = (cubind__cuFuncGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[256], 256);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncGetModule_fn cubind_fn = (cubind__cuFuncGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[256], 256, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hmod, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 256, (int)cubind_status);
@@ -4976,10 +5233,11 @@ typedef CUresult (*cubind__cuFuncGetName_fn)(const char **name, CUfunction hfunc
 
 CUresult cubind_driver_func_get_name(const char **name, CUfunction hfunc)
 {
-    cubind__cuFuncGetName_fn cubind_fn = (cubind__cuFuncGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[257], 257);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncGetName_fn cubind_fn = (cubind__cuFuncGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[257], 257, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 257, (int)cubind_status);
@@ -4990,10 +5248,11 @@ typedef CUresult (*cubind__cuFuncGetParamInfo_fn)(CUfunction func, size_t paramI
 
 CUresult cubind_driver_func_get_param_info(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind__cuFuncGetParamInfo_fn cubind_fn = (cubind__cuFuncGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[258], 258);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncGetParamInfo_fn cubind_fn = (cubind__cuFuncGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[258], 258, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 258, (int)cubind_status);
@@ -5004,10 +5263,11 @@ typedef CUresult (*cubind__cuFuncIsLoaded_fn)(CUfunctionLoadingState *state, CUf
 
 CUresult cubind_driver_func_is_loaded(CUfunctionLoadingState *state, CUfunction function)
 {
-    cubind__cuFuncIsLoaded_fn cubind_fn = (cubind__cuFuncIsLoaded_fn)cubind__symbol(&cubind__driver_symbols, &slots[259], 259);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncIsLoaded_fn cubind_fn = (cubind__cuFuncIsLoaded_fn)cubind__symbol(&cubind__driver_symbols, &slots[259], 259, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(state, function);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 259, (int)cubind_status);
@@ -5018,10 +5278,11 @@ typedef CUresult (*cubind__cuFuncLoad_fn)(CUfunction function);
 
 CUresult cubind_driver_func_load(CUfunction function)
 {
-    cubind__cuFuncLoad_fn cubind_fn = (cubind__cuFuncLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[260], 260);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncLoad_fn cubind_fn = (cubind__cuFuncLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[260], 260, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(function);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 260, (int)cubind_status);
@@ -5032,10 +5293,11 @@ typedef CUresult (*cubind__cuLaunchKernel_fn)(CUfunction f, unsigned int gridDim
 
 CUresult cubind_driver_launch_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    cubind__cuLaunchKernel_fn cubind_fn = (cubind__cuLaunchKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[261], 261);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchKernel_fn cubind_fn = (cubind__cuLaunchKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[261], 261, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 261, (int)cubind_status);
@@ -5046,10 +5308,11 @@ typedef CUresult (*cubind__cuLaunchKernelEx_fn)(const CUlaunchConfig *config, CU
 
 CUresult cubind_driver_launch_kernel_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
-    cubind__cuLaunchKernelEx_fn cubind_fn = (cubind__cuLaunchKernelEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[262], 262);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchKernelEx_fn cubind_fn = (cubind__cuLaunchKernelEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[262], 262, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(config, f, kernelParams, extra);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 262, (int)cubind_status);
@@ -5060,10 +5323,11 @@ typedef CUresult (*cubind__cuLaunchCooperativeKernel_fn)(CUfunction f, unsigned 
 
 CUresult cubind_driver_launch_cooperative_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
-    cubind__cuLaunchCooperativeKernel_fn cubind_fn = (cubind__cuLaunchCooperativeKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[263], 263);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchCooperativeKernel_fn cubind_fn = (cubind__cuLaunchCooperativeKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[263], 263, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 263, (int)cubind_status);
@@ -5074,10 +5338,11 @@ typedef CUresult (*cubind__cuLaunchCooperativeKernelMultiDevice_fn)(CUDA_LAUNCH_
 
 CUresult cubind_driver_launch_cooperative_kernel_multi_device(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
-    cubind__cuLaunchCooperativeKernelMultiDevice_fn cubind_fn = (cubind__cuLaunchCooperativeKernelMultiDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[264], 264);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchCooperativeKernelMultiDevice_fn cubind_fn = (cubind__cuLaunchCooperativeKernelMultiDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[264], 264, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(launchParamsList, numDevices, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 264, (int)cubind_status);
@@ -5088,10 +5353,11 @@ typedef CUresult (*cubind__cuLaunchHostFunc_fn)(CUstream hStream, CUhostFn fn, v
 
 CUresult cubind_driver_launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
 {
-    cubind__cuLaunchHostFunc_fn cubind_fn = (cubind__cuLaunchHostFunc_fn)cubind__symbol(&cubind__driver_symbols, &slots[265], 265);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchHostFunc_fn cubind_fn = (cubind__cuLaunchHostFunc_fn)cubind__symbol(&cubind__driver_symbols, &slots[265], 265, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 265, (int)cubind_status);
@@ -5102,10 +5368,11 @@ typedef CUresult (*cubind__cuFuncSetBlockShape_fn)(CUfunction hfunc, int x, int 
 
 CUresult cubind_driver_func_set_block_shape(CUfunction hfunc, int x, int y, int z)
 {
-    cubind__cuFuncSetBlockShape_fn cubind_fn = (cubind__cuFuncSetBlockShape_fn)cubind__symbol(&cubind__driver_symbols, &slots[266], 266);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncSetBlockShape_fn cubind_fn = (cubind__cuFuncSetBlockShape_fn)cubind__symbol(&cubind__driver_symbols, &slots[266], 266, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, x, y, z);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 266, (int)cubind_status);
@@ -5116,10 +5383,11 @@ typedef CUresult (*cubind__cuFuncSetSharedSize_fn)(CUfunction hfunc, unsigned in
 
 CUresult cubind_driver_func_set_shared_size(CUfunction hfunc, unsigned int bytes)
 {
-    cubind__cuFuncSetSharedSize_fn cubind_fn = (cubind__cuFuncSetSharedSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[267], 267);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncSetSharedSize_fn cubind_fn = (cubind__cuFuncSetSharedSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[267], 267, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 267, (int)cubind_status);
@@ -5130,10 +5398,11 @@ typedef CUresult (*cubind__cuParamSetSize_fn)(CUfunction hfunc, unsigned int num
 
 CUresult cubind_driver_param_set_size(CUfunction hfunc, unsigned int numbytes)
 {
-    cubind__cuParamSetSize_fn cubind_fn = (cubind__cuParamSetSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[268], 268);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuParamSetSize_fn cubind_fn = (cubind__cuParamSetSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[268], 268, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, numbytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 268, (int)cubind_status);
@@ -5144,10 +5413,11 @@ typedef CUresult (*cubind__cuParamSeti_fn)(CUfunction hfunc, int offset, unsigne
 
 CUresult cubind_driver_param_seti(CUfunction hfunc, int offset, unsigned int value)
 {
-    cubind__cuParamSeti_fn cubind_fn = (cubind__cuParamSeti_fn)cubind__symbol(&cubind__driver_symbols, &slots[269], 269);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuParamSeti_fn cubind_fn = (cubind__cuParamSeti_fn)cubind__symbol(&cubind__driver_symbols, &slots[269], 269, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 269, (int)cubind_status);
@@ -5158,10 +5428,11 @@ typedef CUresult (*cubind__cuParamSetf_fn)(CUfunction hfunc, int offset, float v
 
 CUresult cubind_driver_param_setf(CUfunction hfunc, int offset, float value)
 {
-    cubind__cuParamSetf_fn cubind_fn = (cubind__cuParamSetf_fn)cubind__symbol(&cubind__driver_symbols, &slots[270], 270);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuParamSetf_fn cubind_fn = (cubind__cuParamSetf_fn)cubind__symbol(&cubind__driver_symbols, &slots[270], 270, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 270, (int)cubind_status);
@@ -5172,10 +5443,11 @@ typedef CUresult (*cubind__cuParamSetv_fn)(CUfunction hfunc, int offset, void *p
 
 CUresult cubind_driver_param_setv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
-    cubind__cuParamSetv_fn cubind_fn = (cubind__cuParamSetv_fn)cubind__symbol(&cubind__driver_symbols, &slots[271], 271);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuParamSetv_fn cubind_fn = (cubind__cuParamSetv_fn)cubind__symbol(&cubind__driver_symbols, &slots[271], 271, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, offset, ptr, numbytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 271, (int)cubind_status);
@@ -5186,10 +5458,11 @@ typedef CUresult (*cubind__cuLaunch_fn)(CUfunction f);
 
 CUresult cubind_driver_launch(CUfunction f)
 {
-    cubind__cuLaunch_fn cubind_fn = (cubind__cuLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[272], 272);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunch_fn cubind_fn = (cubind__cuLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[272], 272, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 272, (int)cubind_status);
@@ -5200,10 +5473,11 @@ typedef CUresult (*cubind__cuLaunchGrid_fn)(CUfunction f, int grid_width, int gr
 
 CUresult cubind_driver_launch_grid(CUfunction f, int grid_width, int grid_height)
 {
-    cubind__cuLaunchGrid_fn cubind_fn = (cubind__cuLaunchGrid_fn)cubind__symbol(&cubind__driver_symbols, &slots[273], 273);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchGrid_fn cubind_fn = (cubind__cuLaunchGrid_fn)cubind__symbol(&cubind__driver_symbols, &slots[273], 273, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, grid_width, grid_height);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 273, (int)cubind_status);
@@ -5214,10 +5488,11 @@ typedef CUresult (*cubind__cuLaunchGridAsync_fn)(CUfunction f, int grid_width, i
 
 CUresult cubind_driver_launch_grid_async(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
-    cubind__cuLaunchGridAsync_fn cubind_fn = (cubind__cuLaunchGridAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[274], 274);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLaunchGridAsync_fn cubind_fn = (cubind__cuLaunchGridAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[274], 274, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(f, grid_width, grid_height, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 274, (int)cubind_status);
@@ -5228,10 +5503,11 @@ typedef CUresult (*cubind__cuParamSetTexRef_fn)(CUfunction hfunc, int texunit, C
 
 CUresult cubind_driver_param_set_tex_ref(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
-    cubind__cuParamSetTexRef_fn cubind_fn = (cubind__cuParamSetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[275], 275);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuParamSetTexRef_fn cubind_fn = (cubind__cuParamSetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[275], 275, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, texunit, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 275, (int)cubind_status);
@@ -5242,10 +5518,11 @@ typedef CUresult (*cubind__cuFuncSetSharedMemConfig_fn)(CUfunction hfunc, CUshar
 
 CUresult cubind_driver_func_set_shared_mem_config(CUfunction hfunc, CUsharedconfig config)
 {
-    cubind__cuFuncSetSharedMemConfig_fn cubind_fn = (cubind__cuFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[276], 276);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuFuncSetSharedMemConfig_fn cubind_fn = (cubind__cuFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[276], 276, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 276, (int)cubind_status);
@@ -5256,10 +5533,11 @@ typedef CUresult (*cubind__cuGraphCreate_fn)(CUgraph *phGraph, unsigned int flag
 
 CUresult cubind_driver_graph_create(CUgraph *phGraph, unsigned int flags)
 {
-    cubind__cuGraphCreate_fn cubind_fn = (cubind__cuGraphCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[277], 277);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphCreate_fn cubind_fn = (cubind__cuGraphCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[277], 277, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 277, (int)cubind_status);
@@ -5270,10 +5548,11 @@ typedef CUresult (*cubind__cuGraphAddKernelNode_v2_fn)(CUgraphNode *phGraphNode,
 
 CUresult cubind_driver_graph_add_kernel_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddKernelNode_v2_fn cubind_fn = (cubind__cuGraphAddKernelNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[278], 278);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddKernelNode_v2_fn cubind_fn = (cubind__cuGraphAddKernelNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[278], 278, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 278, (int)cubind_status);
@@ -5284,10 +5563,11 @@ typedef CUresult (*cubind__cuGraphKernelNodeGetParams_v2_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_kernel_node_get_params(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphKernelNodeGetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeGetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[279], 279);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphKernelNodeGetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeGetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[279], 279, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 279, (int)cubind_status);
@@ -5298,10 +5578,11 @@ typedef CUresult (*cubind__cuGraphKernelNodeSetParams_v2_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_kernel_node_set_params(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[280], 280);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[280], 280, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 280, (int)cubind_status);
@@ -5312,10 +5593,11 @@ typedef CUresult (*cubind__cuGraphAddMemcpyNode_fn)(CUgraphNode *phGraphNode, CU
 
 CUresult cubind_driver_graph_add_memcpy_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    cubind__cuGraphAddMemcpyNode_fn cubind_fn = (cubind__cuGraphAddMemcpyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[281], 281);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddMemcpyNode_fn cubind_fn = (cubind__cuGraphAddMemcpyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[281], 281, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 281, (int)cubind_status);
@@ -5326,10 +5608,11 @@ typedef CUresult (*cubind__cuGraphMemcpyNodeGetParams_fn)(CUgraphNode hNode, CUD
 
 CUresult cubind_driver_graph_memcpy_node_get_params(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
-    cubind__cuGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[282], 282);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[282], 282, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 282, (int)cubind_status);
@@ -5340,10 +5623,11 @@ typedef CUresult (*cubind__cuGraphMemcpyNodeSetParams_fn)(CUgraphNode hNode, con
 
 CUresult cubind_driver_graph_memcpy_node_set_params(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
-    cubind__cuGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[283], 283);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[283], 283, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 283, (int)cubind_status);
@@ -5354,10 +5638,11 @@ typedef CUresult (*cubind__cuGraphAddMemsetNode_fn)(CUgraphNode *phGraphNode, CU
 
 CUresult cubind_driver_graph_add_memset_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    cubind__cuGraphAddMemsetNode_fn cubind_fn = (cubind__cuGraphAddMemsetNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[284], 284);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddMemsetNode_fn cubind_fn = (cubind__cuGraphAddMemsetNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[284], 284, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 284, (int)cubind_status);
@@ -5368,10 +5653,11 @@ typedef CUresult (*cubind__cuGraphMemsetNodeGetParams_fn)(CUgraphNode hNode, CUD
 
 CUresult cubind_driver_graph_memset_node_get_params(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[285], 285);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[285], 285, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 285, (int)cubind_status);
@@ -5382,10 +5668,11 @@ typedef CUresult (*cubind__cuGraphMemsetNodeSetParams_fn)(CUgraphNode hNode, con
 
 CUresult cubind_driver_graph_memset_node_set_params(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[286], 286);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[286], 286, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 286, (int)cubind_status);
@@ -5396,10 +5683,11 @@ typedef CUresult (*cubind__cuGraphAddHostNode_fn)(CUgraphNode *phGraphNode, CUgr
 
 CUresult cubind_driver_graph_add_host_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddHostNode_fn cubind_fn = (cubind__cuGraphAddHostNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[287], 287);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddHostNode_fn cubind_fn = (cubind__cuGraphAddHostNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[287], 287, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 287, (int)cubind_status);
@@ -5410,10 +5698,11 @@ typedef CUresult (*cubind__cuGraphHostNodeGetParams_fn)(CUgraphNode hNode, CUDA_
 
 CUresult cubind_driver_graph_host_node_get_params(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphHostNodeGetParams_fn cubind_fn = (cubind__cuGraphHostNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[288], 288);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphHostNodeGetParams_fn cubind_fn = (cubind__cuGraphHostNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[288], 288, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 288, (int)cubind_status);
@@ -5424,10 +5713,11 @@ typedef CUresult (*cubind__cuGraphHostNodeSetParams_fn)(CUgraphNode hNode, const
 
 CUresult cubind_driver_graph_host_node_set_params(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphHostNodeSetParams_fn cubind_fn = (cubind__cuGraphHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[289], 289);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphHostNodeSetParams_fn cubind_fn = (cubind__cuGraphHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[289], 289, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 289, (int)cubind_status);
@@ -5438,10 +5728,11 @@ typedef CUresult (*cubind__cuGraphAddChildGraphNode_fn)(CUgraphNode *phGraphNode
 
 CUresult cubind_driver_graph_add_child_graph_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
-    cubind__cuGraphAddChildGraphNode_fn cubind_fn = (cubind__cuGraphAddChildGraphNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[290], 290);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddChildGraphNode_fn cubind_fn = (cubind__cuGraphAddChildGraphNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[290], 290, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 290, (int)cubind_status);
@@ -5452,10 +5743,11 @@ typedef CUresult (*cubind__cuGraphChildGraphNodeGetGraph_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_child_graph_node_get_graph(CUgraphNode hNode, CUgraph *phGraph)
 {
-    cubind__cuGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cuGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[291], 291);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cuGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[291], 291, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, phGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 291, (int)cubind_status);
@@ -5466,10 +5758,11 @@ typedef CUresult (*cubind__cuGraphAddEmptyNode_fn)(CUgraphNode *phGraphNode, CUg
 
 CUresult cubind_driver_graph_add_empty_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
-    cubind__cuGraphAddEmptyNode_fn cubind_fn = (cubind__cuGraphAddEmptyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[292], 292);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddEmptyNode_fn cubind_fn = (cubind__cuGraphAddEmptyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[292], 292, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 292, (int)cubind_status);
@@ -5480,10 +5773,11 @@ typedef CUresult (*cubind__cuGraphAddEventRecordNode_fn)(CUgraphNode *phGraphNod
 
 CUresult cubind_driver_graph_add_event_record_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    cubind__cuGraphAddEventRecordNode_fn cubind_fn = (cubind__cuGraphAddEventRecordNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[293], 293);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddEventRecordNode_fn cubind_fn = (cubind__cuGraphAddEventRecordNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[293], 293, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 293, (int)cubind_status);
@@ -5494,10 +5788,11 @@ typedef CUresult (*cubind__cuGraphEventRecordNodeGetEvent_fn)(CUgraphNode hNode,
 
 CUresult cubind_driver_graph_event_record_node_get_event(CUgraphNode hNode, CUevent *event_out)
 {
-    cubind__cuGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[294], 294);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[294], 294, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 294, (int)cubind_status);
@@ -5508,10 +5803,11 @@ typedef CUresult (*cubind__cuGraphEventRecordNodeSetEvent_fn)(CUgraphNode hNode,
 
 CUresult cubind_driver_graph_event_record_node_set_event(CUgraphNode hNode, CUevent event)
 {
-    cubind__cuGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[295], 295);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[295], 295, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 295, (int)cubind_status);
@@ -5522,10 +5818,11 @@ typedef CUresult (*cubind__cuGraphAddEventWaitNode_fn)(CUgraphNode *phGraphNode,
 
 CUresult cubind_driver_graph_add_event_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    cubind__cuGraphAddEventWaitNode_fn cubind_fn = (cubind__cuGraphAddEventWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[296], 296);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddEventWaitNode_fn cubind_fn = (cubind__cuGraphAddEventWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[296], 296, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 296, (int)cubind_status);
@@ -5536,10 +5833,11 @@ typedef CUresult (*cubind__cuGraphEventWaitNodeGetEvent_fn)(CUgraphNode hNode, C
 
 CUresult cubind_driver_graph_event_wait_node_get_event(CUgraphNode hNode, CUevent *event_out)
 {
-    cubind__cuGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[297], 297);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[297], 297, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 297, (int)cubind_status);
@@ -5550,10 +5848,11 @@ typedef CUresult (*cubind__cuGraphEventWaitNodeSetEvent_fn)(CUgraphNode hNode, C
 
 CUresult cubind_driver_graph_event_wait_node_set_event(CUgraphNode hNode, CUevent event)
 {
-    cubind__cuGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[298], 298);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[298], 298, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 298, (int)cubind_status);
@@ -5564,10 +5863,11 @@ typedef CUresult (*cubind__cuGraphAddExternalSemaphoresSignalNode_fn)(CUgraphNod
 
 CUresult cubind_driver_graph_add_external_semaphores_signal_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[299], 299);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[299], 299, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 299, (int)cubind_status);
@@ -5578,10 +5878,11 @@ typedef CUresult (*cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)(CUgr
 
 CUresult cubind_driver_graph_external_semaphores_signal_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
-    cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[300], 300);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[300], 300, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 300, (int)cubind_status);
@@ -5592,10 +5893,11 @@ typedef CUresult (*cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)(CUgr
 
 CUresult cubind_driver_graph_external_semaphores_signal_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[301], 301);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[301], 301, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 301, (int)cubind_status);
@@ -5606,10 +5908,11 @@ typedef CUresult (*cubind__cuGraphAddExternalSemaphoresWaitNode_fn)(CUgraphNode 
 
 CUresult cubind_driver_graph_add_external_semaphores_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[302], 302);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[302], 302, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 302, (int)cubind_status);
@@ -5620,10 +5923,11 @@ typedef CUresult (*cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)(CUgrap
 
 CUresult cubind_driver_graph_external_semaphores_wait_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
-    cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[303], 303);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[303], 303, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 303, (int)cubind_status);
@@ -5634,10 +5938,11 @@ typedef CUresult (*cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)(CUgrap
 
 CUresult cubind_driver_graph_external_semaphores_wait_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[304], 304);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[304], 304, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 304, (int)cubind_status);
@@ -5648,10 +5953,11 @@ typedef CUresult (*cubind__cuGraphAddBatchMemOpNode_fn)(CUgraphNode *phGraphNode
 
 CUresult cubind_driver_graph_add_batch_mem_op_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddBatchMemOpNode_fn cubind_fn = (cubind__cuGraphAddBatchMemOpNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[305], 305);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddBatchMemOpNode_fn cubind_fn = (cubind__cuGraphAddBatchMemOpNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[305], 305, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 305, (int)cubind_status);
@@ -5662,10 +5968,11 @@ typedef CUresult (*cubind__cuGraphBatchMemOpNodeGetParams_fn)(CUgraphNode hNode,
 
 CUresult cubind_driver_graph_batch_mem_op_node_get_params(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
-    cubind__cuGraphBatchMemOpNodeGetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[306], 306);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphBatchMemOpNodeGetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[306], 306, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 306, (int)cubind_status);
@@ -5676,10 +5983,11 @@ typedef CUresult (*cubind__cuGraphBatchMemOpNodeSetParams_fn)(CUgraphNode hNode,
 
 CUresult cubind_driver_graph_batch_mem_op_node_set_params(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[307], 307);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[307], 307, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 307, (int)cubind_status);
@@ -5690,10 +5998,11 @@ typedef CUresult (*cubind__cuGraphExecBatchMemOpNodeSetParams_fn)(CUgraphExec hG
 
 CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExecBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphExecBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[308], 308);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphExecBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[308], 308, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 308, (int)cubind_status);
@@ -5704,10 +6013,11 @@ typedef CUresult (*cubind__cuGraphAddMemAllocNode_fn)(CUgraphNode *phGraphNode, 
 
 CUresult cubind_driver_graph_add_mem_alloc_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[309], 309);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[309], 309, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 309, (int)cubind_status);
@@ -5718,10 +6028,11 @@ typedef CUresult (*cubind__cuGraphMemAllocNodeGetParams_fn)(CUgraphNode hNode, C
 
 CUresult cubind_driver_graph_mem_alloc_node_get_params(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[310], 310);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[310], 310, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 310, (int)cubind_status);
@@ -5732,10 +6043,11 @@ typedef CUresult (*cubind__cuGraphAddMemFreeNode_fn)(CUgraphNode *phGraphNode, C
 
 CUresult cubind_driver_graph_add_mem_free_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
-    cubind__cuGraphAddMemFreeNode_fn cubind_fn = (cubind__cuGraphAddMemFreeNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[311], 311);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddMemFreeNode_fn cubind_fn = (cubind__cuGraphAddMemFreeNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[311], 311, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 311, (int)cubind_status);
@@ -5746,10 +6058,11 @@ typedef CUresult (*cubind__cuGraphMemFreeNodeGetParams_fn)(CUgraphNode hNode, CU
 
 CUresult cubind_driver_graph_mem_free_node_get_params(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
-    cubind__cuGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cuGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[312], 312);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cuGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[312], 312, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 312, (int)cubind_status);
@@ -5760,10 +6073,11 @@ typedef CUresult (*cubind__cuDeviceGraphMemTrim_fn)(CUdevice device);
 
 CUresult cubind_driver_device_graph_mem_trim(CUdevice device)
 {
-    cubind__cuDeviceGraphMemTrim_fn cubind_fn = (cubind__cuDeviceGraphMemTrim_fn)cubind__symbol(&cubind__driver_symbols, &slots[313], 313);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGraphMemTrim_fn cubind_fn = (cubind__cuDeviceGraphMemTrim_fn)cubind__symbol(&cubind__driver_symbols, &slots[313], 313, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 313, (int)cubind_status);
@@ -5774,10 +6088,11 @@ typedef CUresult (*cubind__cuDeviceGetGraphMemAttribute_fn)(CUdevice device, CUg
 
 CUresult cubind_driver_device_get_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    cubind__cuDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[314], 314);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[314], 314, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 314, (int)cubind_status);
@@ -5788,10 +6103,11 @@ typedef CUresult (*cubind__cuDeviceSetGraphMemAttribute_fn)(CUdevice device, CUg
 
 CUresult cubind_driver_device_set_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    cubind__cuDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[315], 315);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[315], 315, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 315, (int)cubind_status);
@@ -5802,10 +6118,11 @@ typedef CUresult (*cubind__cuGraphClone_fn)(CUgraph *phGraphClone, CUgraph origi
 
 CUresult cubind_driver_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-    cubind__cuGraphClone_fn cubind_fn = (cubind__cuGraphClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[316], 316);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphClone_fn cubind_fn = (cubind__cuGraphClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[316], 316, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 316, (int)cubind_status);
@@ -5816,10 +6133,11 @@ typedef CUresult (*cubind__cuGraphNodeFindInClone_fn)(CUgraphNode *phNode, CUgra
 
 CUresult cubind_driver_graph_node_find_in_clone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
-    cubind__cuGraphNodeFindInClone_fn cubind_fn = (cubind__cuGraphNodeFindInClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[317], 317);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeFindInClone_fn cubind_fn = (cubind__cuGraphNodeFindInClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[317], 317, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phNode, hOriginalNode, hClonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 317, (int)cubind_status);
@@ -5830,10 +6148,11 @@ typedef CUresult (*cubind__cuGraphNodeGetType_fn)(CUgraphNode hNode, CUgraphNode
 
 CUresult cubind_driver_graph_node_get_type(CUgraphNode hNode, CUgraphNodeType *type)
 {
-    cubind__cuGraphNodeGetType_fn cubind_fn = (cubind__cuGraphNodeGetType_fn)cubind__symbol(&cubind__driver_symbols, &slots[318], 318);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeGetType_fn cubind_fn = (cubind__cuGraphNodeGetType_fn)cubind__symbol(&cubind__driver_symbols, &slots[318], 318, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 318, (int)cubind_status);
@@ -5844,10 +6163,11 @@ typedef CUresult (*cubind__cuGraphGetNodes_fn)(CUgraph hGraph, CUgraphNode *node
 
 CUresult cubind_driver_graph_get_nodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
-    cubind__cuGraphGetNodes_fn cubind_fn = (cubind__cuGraphGetNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[319], 319);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphGetNodes_fn cubind_fn = (cubind__cuGraphGetNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[319], 319, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 319, (int)cubind_status);
@@ -5858,10 +6178,11 @@ typedef CUresult (*cubind__cuGraphGetRootNodes_fn)(CUgraph hGraph, CUgraphNode *
 
 CUresult cubind_driver_graph_get_root_nodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
-    cubind__cuGraphGetRootNodes_fn cubind_fn = (cubind__cuGraphGetRootNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[320], 320);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphGetRootNodes_fn cubind_fn = (cubind__cuGraphGetRootNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[320], 320, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, rootNodes, numRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 320, (int)cubind_status);
@@ -5872,10 +6193,11 @@ typedef CUresult (*cubind__cuGraphGetEdges_v2_fn)(CUgraph hGraph, CUgraphNode *f
 
 CUresult cubind_driver_graph_get_edges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind__cuGraphGetEdges_v2_fn cubind_fn = (cubind__cuGraphGetEdges_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[321], 321);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphGetEdges_v2_fn cubind_fn = (cubind__cuGraphGetEdges_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[321], 321, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 321, (int)cubind_status);
@@ -5886,10 +6208,11 @@ typedef CUresult (*cubind__cuGraphNodeGetDependencies_v2_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_node_get_dependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
-    cubind__cuGraphNodeGetDependencies_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[322], 322);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeGetDependencies_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[322], 322, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dependencies, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 322, (int)cubind_status);
@@ -5900,10 +6223,11 @@ typedef CUresult (*cubind__cuGraphNodeGetDependentNodes_v2_fn)(CUgraphNode hNode
 
 CUresult cubind_driver_graph_node_get_dependent_nodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
-    cubind__cuGraphNodeGetDependentNodes_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependentNodes_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[323], 323);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeGetDependentNodes_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependentNodes_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[323], 323, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, dependentNodes, edgeData, numDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 323, (int)cubind_status);
@@ -5914,10 +6238,11 @@ typedef CUresult (*cubind__cuGraphAddDependencies_v2_fn)(CUgraph hGraph, const C
 
 CUresult cubind_driver_graph_add_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cuGraphAddDependencies_v2_fn cubind_fn = (cubind__cuGraphAddDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[324], 324);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddDependencies_v2_fn cubind_fn = (cubind__cuGraphAddDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[324], 324, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 324, (int)cubind_status);
@@ -5928,10 +6253,11 @@ typedef CUresult (*cubind__cuGraphRemoveDependencies_v2_fn)(CUgraph hGraph, cons
 
 CUresult cubind_driver_graph_remove_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cuGraphRemoveDependencies_v2_fn cubind_fn = (cubind__cuGraphRemoveDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[325], 325);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphRemoveDependencies_v2_fn cubind_fn = (cubind__cuGraphRemoveDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[325], 325, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 325, (int)cubind_status);
@@ -5942,10 +6268,11 @@ typedef CUresult (*cubind__cuGraphDestroyNode_fn)(CUgraphNode hNode);
 
 CUresult cubind_driver_graph_destroy_node(CUgraphNode hNode)
 {
-    cubind__cuGraphDestroyNode_fn cubind_fn = (cubind__cuGraphDestroyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[326], 326);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphDestroyNode_fn cubind_fn = (cubind__cuGraphDestroyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[326], 326, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 326, (int)cubind_status);
@@ -5956,10 +6283,11 @@ typedef CUresult (*cubind__cuGraphInstantiateWithFlags_fn)(CUgraphExec *phGraphE
 
 CUresult cubind_driver_graph_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
-    cubind__cuGraphInstantiateWithFlags_fn cubind_fn = (cubind__cuGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[327], 327);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphInstantiateWithFlags_fn cubind_fn = (cubind__cuGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[327], 327, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphExec, hGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 327, (int)cubind_status);
@@ -5970,10 +6298,11 @@ typedef CUresult (*cubind__cuGraphInstantiateWithParams_fn)(CUgraphExec *phGraph
 
 CUresult cubind_driver_graph_instantiate_with_params(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
-    cubind__cuGraphInstantiateWithParams_fn cubind_fn = (cubind__cuGraphInstantiateWithParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[328], 328);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphInstantiateWithParams_fn cubind_fn = (cubind__cuGraphInstantiateWithParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[328], 328, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphExec, hGraph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 328, (int)cubind_status);
@@ -5984,10 +6313,11 @@ typedef CUresult (*cubind__cuGraphExecGetFlags_fn)(CUgraphExec hGraphExec, cuuin
 
 CUresult cubind_driver_graph_exec_get_flags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
-    cubind__cuGraphExecGetFlags_fn cubind_fn = (cubind__cuGraphExecGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[329], 329);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecGetFlags_fn cubind_fn = (cubind__cuGraphExecGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[329], 329, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 329, (int)cubind_status);
@@ -5998,10 +6328,11 @@ typedef CUresult (*cubind__cuGraphExecKernelNodeSetParams_v2_fn)(CUgraphExec hGr
 
 CUresult cubind_driver_graph_exec_kernel_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExecKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphExecKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[330], 330);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphExecKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[330], 330, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 330, (int)cubind_status);
@@ -6012,10 +6343,11 @@ typedef CUresult (*cubind__cuGraphExecMemcpyNodeSetParams_fn)(CUgraphExec hGraph
 
 CUresult cubind_driver_graph_exec_memcpy_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    cubind__cuGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[331], 331);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[331], 331, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, copyParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 331, (int)cubind_status);
@@ -6026,10 +6358,11 @@ typedef CUresult (*cubind__cuGraphExecMemsetNodeSetParams_fn)(CUgraphExec hGraph
 
 CUresult cubind_driver_graph_exec_memset_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    cubind__cuGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[332], 332);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[332], 332, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, memsetParams, ctx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 332, (int)cubind_status);
@@ -6040,10 +6373,11 @@ typedef CUresult (*cubind__cuGraphExecHostNodeSetParams_fn)(CUgraphExec hGraphEx
 
 CUresult cubind_driver_graph_exec_host_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cuGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[333], 333);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cuGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[333], 333, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 333, (int)cubind_status);
@@ -6054,10 +6388,11 @@ typedef CUresult (*cubind__cuGraphExecChildGraphNodeSetParams_fn)(CUgraphExec hG
 
 CUresult cubind_driver_graph_exec_child_graph_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
-    cubind__cuGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[334], 334);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[334], 334, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 334, (int)cubind_status);
@@ -6068,10 +6403,11 @@ typedef CUresult (*cubind__cuGraphExecEventRecordNodeSetEvent_fn)(CUgraphExec hG
 
 CUresult cubind_driver_graph_exec_event_record_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    cubind__cuGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[335], 335);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[335], 335, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 335, (int)cubind_status);
@@ -6082,10 +6418,11 @@ typedef CUresult (*cubind__cuGraphExecEventWaitNodeSetEvent_fn)(CUgraphExec hGra
 
 CUresult cubind_driver_graph_exec_event_wait_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    cubind__cuGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[336], 336);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[336], 336, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 336, (int)cubind_status);
@@ -6096,10 +6433,11 @@ typedef CUresult (*cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)(
 
 CUresult cubind_driver_graph_exec_external_semaphores_signal_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[337], 337);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[337], 337, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 337, (int)cubind_status);
@@ -6110,10 +6448,11 @@ typedef CUresult (*cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)(CU
 
 CUresult cubind_driver_graph_exec_external_semaphores_wait_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[338], 338);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[338], 338, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 338, (int)cubind_status);
@@ -6124,10 +6463,11 @@ typedef CUresult (*cubind__cuGraphNodeSetEnabled_fn)(CUgraphExec hGraphExec, CUg
 
 CUresult cubind_driver_graph_node_set_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
-    cubind__cuGraphNodeSetEnabled_fn cubind_fn = (cubind__cuGraphNodeSetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[339], 339);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeSetEnabled_fn cubind_fn = (cubind__cuGraphNodeSetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[339], 339, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 339, (int)cubind_status);
@@ -6138,10 +6478,11 @@ typedef CUresult (*cubind__cuGraphNodeGetEnabled_fn)(CUgraphExec hGraphExec, CUg
 
 CUresult cubind_driver_graph_node_get_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
-    cubind__cuGraphNodeGetEnabled_fn cubind_fn = (cubind__cuGraphNodeGetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[340], 340);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeGetEnabled_fn cubind_fn = (cubind__cuGraphNodeGetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[340], 340, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 340, (int)cubind_status);
@@ -6152,10 +6493,11 @@ typedef CUresult (*cubind__cuGraphUpload_fn)(CUgraphExec hGraphExec, CUstream hS
 
 CUresult cubind_driver_graph_upload(CUgraphExec hGraphExec, CUstream hStream)
 {
-    cubind__cuGraphUpload_fn cubind_fn = (cubind__cuGraphUpload_fn)cubind__symbol(&cubind__driver_symbols, &slots[341], 341);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphUpload_fn cubind_fn = (cubind__cuGraphUpload_fn)cubind__symbol(&cubind__driver_symbols, &slots[341], 341, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 341, (int)cubind_status);
@@ -6166,10 +6508,11 @@ typedef CUresult (*cubind__cuGraphLaunch_fn)(CUgraphExec hGraphExec, CUstream hS
 
 CUresult cubind_driver_graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 {
-    cubind__cuGraphLaunch_fn cubind_fn = (cubind__cuGraphLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[342], 342);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphLaunch_fn cubind_fn = (cubind__cuGraphLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[342], 342, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 342, (int)cubind_status);
@@ -6180,10 +6523,11 @@ typedef CUresult (*cubind__cuGraphExecDestroy_fn)(CUgraphExec hGraphExec);
 
 CUresult cubind_driver_graph_exec_destroy(CUgraphExec hGraphExec)
 {
-    cubind__cuGraphExecDestroy_fn cubind_fn = (cubind__cuGraphExecDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[343], 343);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecDestroy_fn cubind_fn = (cubind__cuGraphExecDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[343], 343, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 343, (int)cubind_status);
@@ -6194,10 +6538,11 @@ typedef CUresult (*cubind__cuGraphDestroy_fn)(CUgraph hGraph);
 
 CUresult cubind_driver_graph_destroy(CUgraph hGraph)
 {
-    cubind__cuGraphDestroy_fn cubind_fn = (cubind__cuGraphDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[344], 344);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphDestroy_fn cubind_fn = (cubind__cuGraphDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[344], 344, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 344, (int)cubind_status);
@@ -6208,10 +6553,11 @@ typedef CUresult (*cubind__cuGraphExecUpdate_v2_fn)(CUgraphExec hGraphExec, CUgr
 
 CUresult cubind_driver_graph_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
-    cubind__cuGraphExecUpdate_v2_fn cubind_fn = (cubind__cuGraphExecUpdate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[345], 345);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecUpdate_v2_fn cubind_fn = (cubind__cuGraphExecUpdate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[345], 345, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 345, (int)cubind_status);
@@ -6222,10 +6568,11 @@ typedef CUresult (*cubind__cuGraphKernelNodeCopyAttributes_fn)(CUgraphNode dst, 
 
 CUresult cubind_driver_graph_kernel_node_copy_attributes(CUgraphNode dst, CUgraphNode src)
 {
-    cubind__cuGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cuGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[346], 346);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cuGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[346], 346, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 346, (int)cubind_status);
@@ -6236,10 +6583,11 @@ typedef CUresult (*cubind__cuGraphKernelNodeGetAttribute_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_kernel_node_get_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
-    cubind__cuGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[347], 347);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[347], 347, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 347, (int)cubind_status);
@@ -6250,10 +6598,11 @@ typedef CUresult (*cubind__cuGraphKernelNodeSetAttribute_fn)(CUgraphNode hNode, 
 
 CUresult cubind_driver_graph_kernel_node_set_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
-    cubind__cuGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[348], 348);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[348], 348, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 348, (int)cubind_status);
@@ -6264,10 +6613,11 @@ typedef CUresult (*cubind__cuGraphDebugDotPrint_fn)(CUgraph hGraph, const char *
 
 CUresult cubind_driver_graph_debug_dot_print(CUgraph hGraph, const char *path, unsigned int flags)
 {
-    cubind__cuGraphDebugDotPrint_fn cubind_fn = (cubind__cuGraphDebugDotPrint_fn)cubind__symbol(&cubind__driver_symbols, &slots[349], 349);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphDebugDotPrint_fn cubind_fn = (cubind__cuGraphDebugDotPrint_fn)cubind__symbol(&cubind__driver_symbols, &slots[349], 349, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 349, (int)cubind_status);
@@ -6278,10 +6628,11 @@ typedef CUresult (*cubind__cuUserObjectCreate_fn)(CUuserObject *object_out, void
 
 CUresult cubind_driver_user_object_create(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind__cuUserObjectCreate_fn cubind_fn = (cubind__cuUserObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[350], 350);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuUserObjectCreate_fn cubind_fn = (cubind__cuUserObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[350], 350, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 350, (int)cubind_status);
@@ -6292,10 +6643,11 @@ typedef CUresult (*cubind__cuUserObjectRetain_fn)(CUuserObject object, unsigned 
 
 CUresult cubind_driver_user_object_retain(CUuserObject object, unsigned int count)
 {
-    cubind__cuUserObjectRetain_fn cubind_fn = (cubind__cuUserObjectRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[351], 351);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuUserObjectRetain_fn cubind_fn = (cubind__cuUserObjectRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[351], 351, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 351, (int)cubind_status);
@@ -6306,10 +6658,11 @@ typedef CUresult (*cubind__cuUserObjectRelease_fn)(CUuserObject object, unsigned
 
 CUresult cubind_driver_user_object_release(CUuserObject object, unsigned int count)
 {
-    cubind__cuUserObjectRelease_fn cubind_fn = (cubind__cuUserObjectRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[352], 352);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuUserObjectRelease_fn cubind_fn = (cubind__cuUserObjectRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[352], 352, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 352, (int)cubind_status);
@@ -6320,10 +6673,11 @@ typedef CUresult (*cubind__cuGraphRetainUserObject_fn)(CUgraph graph, CUuserObje
 
 CUresult cubind_driver_graph_retain_user_object(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
-    cubind__cuGraphRetainUserObject_fn cubind_fn = (cubind__cuGraphRetainUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[353], 353);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphRetainUserObject_fn cubind_fn = (cubind__cuGraphRetainUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[353], 353, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 353, (int)cubind_status);
@@ -6334,10 +6688,11 @@ typedef CUresult (*cubind__cuGraphReleaseUserObject_fn)(CUgraph graph, CUuserObj
 
 CUresult cubind_driver_graph_release_user_object(CUgraph graph, CUuserObject object, unsigned int count)
 {
-    cubind__cuGraphReleaseUserObject_fn cubind_fn = (cubind__cuGraphReleaseUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[354], 354);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphReleaseUserObject_fn cubind_fn = (cubind__cuGraphReleaseUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[354], 354, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 354, (int)cubind_status);
@@ -6348,10 +6703,11 @@ typedef CUresult (*cubind__cuGraphAddNode_v2_fn)(CUgraphNode *phGraphNode, CUgra
 
 CUresult cubind_driver_graph_add_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    cubind__cuGraphAddNode_v2_fn cubind_fn = (cubind__cuGraphAddNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[355], 355);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphAddNode_v2_fn cubind_fn = (cubind__cuGraphAddNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[355], 355, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 355, (int)cubind_status);
@@ -6362,10 +6718,11 @@ typedef CUresult (*cubind__cuGraphNodeSetParams_fn)(CUgraphNode hNode, CUgraphNo
 
 CUresult cubind_driver_graph_node_set_params(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    cubind__cuGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[356], 356);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[356], 356, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 356, (int)cubind_status);
@@ -6376,10 +6733,11 @@ typedef CUresult (*cubind__cuGraphExecNodeSetParams_fn)(CUgraphExec hGraphExec, 
 
 CUresult cubind_driver_graph_exec_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    cubind__cuGraphExecNodeSetParams_fn cubind_fn = (cubind__cuGraphExecNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[357], 357);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphExecNodeSetParams_fn cubind_fn = (cubind__cuGraphExecNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[357], 357, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 357, (int)cubind_status);
@@ -6390,10 +6748,11 @@ typedef CUresult (*cubind__cuGraphConditionalHandleCreate_fn)(CUgraphConditional
 
 CUresult cubind_driver_graph_conditional_handle_create(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind__cuGraphConditionalHandleCreate_fn cubind_fn = (cubind__cuGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[358], 358);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphConditionalHandleCreate_fn cubind_fn = (cubind__cuGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[358], 358, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 358, (int)cubind_status);
@@ -6404,10 +6763,11 @@ typedef CUresult (*cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)(int *
 
 CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__driver_symbols, &slots[359], 359);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__driver_symbols, &slots[359], 359, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 359, (int)cubind_status);
@@ -6418,10 +6778,11 @@ typedef CUresult (*cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_
 
 CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[360], 360);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[360], 360, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 360, (int)cubind_status);
@@ -6432,10 +6793,11 @@ typedef CUresult (*cubind__cuOccupancyMaxPotentialBlockSize_fn)(int *minGridSize
 
 CUresult cubind_driver_occupancy_max_potential_block_size(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
-    cubind__cuOccupancyMaxPotentialBlockSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[361], 361);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxPotentialBlockSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[361], 361, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 361, (int)cubind_status);
@@ -6446,10 +6808,11 @@ typedef CUresult (*cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)(int *mi
 
 CUresult cubind_driver_occupancy_max_potential_block_size_with_flags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-    cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[362], 362);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[362], 362, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 362, (int)cubind_status);
@@ -6460,10 +6823,11 @@ typedef CUresult (*cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)(size_t *d
 
 CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
-    cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[363], 363);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[363], 363, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 363, (int)cubind_status);
@@ -6474,10 +6838,11 @@ typedef CUresult (*cubind__cuOccupancyMaxPotentialClusterSize_fn)(int *clusterSi
 
 CUresult cubind_driver_occupancy_max_potential_cluster_size(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
-    cubind__cuOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[364], 364);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[364], 364, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(clusterSize, func, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 364, (int)cubind_status);
@@ -6488,10 +6853,11 @@ typedef CUresult (*cubind__cuOccupancyMaxActiveClusters_fn)(int *numClusters, CU
 
 CUresult cubind_driver_occupancy_max_active_clusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
-    cubind__cuOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cuOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__driver_symbols, &slots[365], 365);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cuOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__driver_symbols, &slots[365], 365, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(numClusters, func, config);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 365, (int)cubind_status);
@@ -6502,10 +6868,11 @@ typedef CUresult (*cubind__cuTexRefSetArray_fn)(CUtexref hTexRef, CUarray hArray
 
 CUresult cubind_driver_tex_ref_set_array(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
-    cubind__cuTexRefSetArray_fn cubind_fn = (cubind__cuTexRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[366], 366);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetArray_fn cubind_fn = (cubind__cuTexRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[366], 366, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, hArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 366, (int)cubind_status);
@@ -6516,10 +6883,11 @@ typedef CUresult (*cubind__cuTexRefSetMipmappedArray_fn)(CUtexref hTexRef, CUmip
 
 CUresult cubind_driver_tex_ref_set_mipmapped_array(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
-    cubind__cuTexRefSetMipmappedArray_fn cubind_fn = (cubind__cuTexRefSetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[367], 367);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetMipmappedArray_fn cubind_fn = (cubind__cuTexRefSetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[367], 367, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, hMipmappedArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 367, (int)cubind_status);
@@ -6530,10 +6898,11 @@ typedef CUresult (*cubind__cuTexRefSetAddress_v2_fn)(size_t *ByteOffset, CUtexre
 
 CUresult cubind_driver_tex_ref_set_address(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
-    cubind__cuTexRefSetAddress_v2_fn cubind_fn = (cubind__cuTexRefSetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[368], 368);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetAddress_v2_fn cubind_fn = (cubind__cuTexRefSetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[368], 368, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ByteOffset, hTexRef, dptr, bytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 368, (int)cubind_status);
@@ -6544,10 +6913,11 @@ typedef CUresult (*cubind__cuTexRefSetAddress2D_v3_fn)(CUtexref hTexRef, const C
 
 CUresult cubind_driver_tex_ref_set_address2_d(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
-    cubind__cuTexRefSetAddress2D_v3_fn cubind_fn = (cubind__cuTexRefSetAddress2D_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[369], 369);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetAddress2D_v3_fn cubind_fn = (cubind__cuTexRefSetAddress2D_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[369], 369, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, desc, dptr, Pitch);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 369, (int)cubind_status);
@@ -6558,10 +6928,11 @@ typedef CUresult (*cubind__cuTexRefSetFormat_fn)(CUtexref hTexRef, CUarray_forma
 
 CUresult cubind_driver_tex_ref_set_format(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
-    cubind__cuTexRefSetFormat_fn cubind_fn = (cubind__cuTexRefSetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[370], 370);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetFormat_fn cubind_fn = (cubind__cuTexRefSetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[370], 370, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fmt, NumPackedComponents);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 370, (int)cubind_status);
@@ -6572,10 +6943,11 @@ typedef CUresult (*cubind__cuTexRefSetAddressMode_fn)(CUtexref hTexRef, int dim,
 
 CUresult cubind_driver_tex_ref_set_address_mode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
-    cubind__cuTexRefSetAddressMode_fn cubind_fn = (cubind__cuTexRefSetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[371], 371);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetAddressMode_fn cubind_fn = (cubind__cuTexRefSetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[371], 371, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, dim, am);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 371, (int)cubind_status);
@@ -6586,10 +6958,11 @@ typedef CUresult (*cubind__cuTexRefSetFilterMode_fn)(CUtexref hTexRef, CUfilter_
 
 CUresult cubind_driver_tex_ref_set_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    cubind__cuTexRefSetFilterMode_fn cubind_fn = (cubind__cuTexRefSetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[372], 372);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetFilterMode_fn cubind_fn = (cubind__cuTexRefSetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[372], 372, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 372, (int)cubind_status);
@@ -6600,10 +6973,11 @@ typedef CUresult (*cubind__cuTexRefSetMipmapFilterMode_fn)(CUtexref hTexRef, CUf
 
 CUresult cubind_driver_tex_ref_set_mipmap_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    cubind__cuTexRefSetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefSetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[373], 373);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefSetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[373], 373, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 373, (int)cubind_status);
@@ -6614,10 +6988,11 @@ typedef CUresult (*cubind__cuTexRefSetMipmapLevelBias_fn)(CUtexref hTexRef, floa
 
 CUresult cubind_driver_tex_ref_set_mipmap_level_bias(CUtexref hTexRef, float bias)
 {
-    cubind__cuTexRefSetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[374], 374);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[374], 374, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, bias);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 374, (int)cubind_status);
@@ -6628,10 +7003,11 @@ typedef CUresult (*cubind__cuTexRefSetMipmapLevelClamp_fn)(CUtexref hTexRef, flo
 
 CUresult cubind_driver_tex_ref_set_mipmap_level_clamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    cubind__cuTexRefSetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[375], 375);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[375], 375, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 375, (int)cubind_status);
@@ -6642,10 +7018,11 @@ typedef CUresult (*cubind__cuTexRefSetMaxAnisotropy_fn)(CUtexref hTexRef, unsign
 
 CUresult cubind_driver_tex_ref_set_max_anisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
-    cubind__cuTexRefSetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefSetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[376], 376);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefSetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[376], 376, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, maxAniso);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 376, (int)cubind_status);
@@ -6656,10 +7033,11 @@ typedef CUresult (*cubind__cuTexRefSetBorderColor_fn)(CUtexref hTexRef, float *p
 
 CUresult cubind_driver_tex_ref_set_border_color(CUtexref hTexRef, float *pBorderColor)
 {
-    cubind__cuTexRefSetBorderColor_fn cubind_fn = (cubind__cuTexRefSetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[377], 377);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetBorderColor_fn cubind_fn = (cubind__cuTexRefSetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[377], 377, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, pBorderColor);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 377, (int)cubind_status);
@@ -6670,10 +7048,11 @@ typedef CUresult (*cubind__cuTexRefSetFlags_fn)(CUtexref hTexRef, unsigned int F
 
 CUresult cubind_driver_tex_ref_set_flags(CUtexref hTexRef, unsigned int Flags)
 {
-    cubind__cuTexRefSetFlags_fn cubind_fn = (cubind__cuTexRefSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[378], 378);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefSetFlags_fn cubind_fn = (cubind__cuTexRefSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[378], 378, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 378, (int)cubind_status);
@@ -6684,10 +7063,11 @@ typedef CUresult (*cubind__cuTexRefGetAddress_v2_fn)(CUdeviceptr *pdptr, CUtexre
 
 CUresult cubind_driver_tex_ref_get_address(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetAddress_v2_fn cubind_fn = (cubind__cuTexRefGetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[379], 379);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetAddress_v2_fn cubind_fn = (cubind__cuTexRefGetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[379], 379, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pdptr, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 379, (int)cubind_status);
@@ -6698,10 +7078,11 @@ typedef CUresult (*cubind__cuTexRefGetArray_fn)(CUarray *phArray, CUtexref hTexR
 
 CUresult cubind_driver_tex_ref_get_array(CUarray *phArray, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetArray_fn cubind_fn = (cubind__cuTexRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[380], 380);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetArray_fn cubind_fn = (cubind__cuTexRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[380], 380, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phArray, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 380, (int)cubind_status);
@@ -6712,10 +7093,11 @@ typedef CUresult (*cubind__cuTexRefGetMipmappedArray_fn)(CUmipmappedArray *phMip
 
 CUresult cubind_driver_tex_ref_get_mipmapped_array(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetMipmappedArray_fn cubind_fn = (cubind__cuTexRefGetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[381], 381);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetMipmappedArray_fn cubind_fn = (cubind__cuTexRefGetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[381], 381, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phMipmappedArray, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 381, (int)cubind_status);
@@ -6726,10 +7108,11 @@ typedef CUresult (*cubind__cuTexRefGetAddressMode_fn)(CUaddress_mode *pam, CUtex
 
 CUresult cubind_driver_tex_ref_get_address_mode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
-    cubind__cuTexRefGetAddressMode_fn cubind_fn = (cubind__cuTexRefGetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[382], 382);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetAddressMode_fn cubind_fn = (cubind__cuTexRefGetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[382], 382, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pam, hTexRef, dim);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 382, (int)cubind_status);
@@ -6740,10 +7123,11 @@ typedef CUresult (*cubind__cuTexRefGetFilterMode_fn)(CUfilter_mode *pfm, CUtexre
 
 CUresult cubind_driver_tex_ref_get_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetFilterMode_fn cubind_fn = (cubind__cuTexRefGetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[383], 383);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetFilterMode_fn cubind_fn = (cubind__cuTexRefGetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[383], 383, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 383, (int)cubind_status);
@@ -6754,10 +7138,11 @@ typedef CUresult (*cubind__cuTexRefGetFormat_fn)(CUarray_format *pFormat, int *p
 
 CUresult cubind_driver_tex_ref_get_format(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetFormat_fn cubind_fn = (cubind__cuTexRefGetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[384], 384);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetFormat_fn cubind_fn = (cubind__cuTexRefGetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[384], 384, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFormat, pNumChannels, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 384, (int)cubind_status);
@@ -6768,10 +7153,11 @@ typedef CUresult (*cubind__cuTexRefGetMipmapFilterMode_fn)(CUfilter_mode *pfm, C
 
 CUresult cubind_driver_tex_ref_get_mipmap_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefGetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[385], 385);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefGetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[385], 385, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 385, (int)cubind_status);
@@ -6782,10 +7168,11 @@ typedef CUresult (*cubind__cuTexRefGetMipmapLevelBias_fn)(float *pbias, CUtexref
 
 CUresult cubind_driver_tex_ref_get_mipmap_level_bias(float *pbias, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[386], 386);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[386], 386, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pbias, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 386, (int)cubind_status);
@@ -6796,10 +7183,11 @@ typedef CUresult (*cubind__cuTexRefGetMipmapLevelClamp_fn)(float *pminMipmapLeve
 
 CUresult cubind_driver_tex_ref_get_mipmap_level_clamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[387], 387);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[387], 387, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 387, (int)cubind_status);
@@ -6810,10 +7198,11 @@ typedef CUresult (*cubind__cuTexRefGetMaxAnisotropy_fn)(int *pmaxAniso, CUtexref
 
 CUresult cubind_driver_tex_ref_get_max_anisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefGetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[388], 388);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefGetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[388], 388, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pmaxAniso, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 388, (int)cubind_status);
@@ -6824,10 +7213,11 @@ typedef CUresult (*cubind__cuTexRefGetBorderColor_fn)(float *pBorderColor, CUtex
 
 CUresult cubind_driver_tex_ref_get_border_color(float *pBorderColor, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetBorderColor_fn cubind_fn = (cubind__cuTexRefGetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[389], 389);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetBorderColor_fn cubind_fn = (cubind__cuTexRefGetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[389], 389, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pBorderColor, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 389, (int)cubind_status);
@@ -6838,10 +7228,11 @@ typedef CUresult (*cubind__cuTexRefGetFlags_fn)(unsigned int *pFlags, CUtexref h
 
 CUresult cubind_driver_tex_ref_get_flags(unsigned int *pFlags, CUtexref hTexRef)
 {
-    cubind__cuTexRefGetFlags_fn cubind_fn = (cubind__cuTexRefGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[390], 390);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefGetFlags_fn cubind_fn = (cubind__cuTexRefGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[390], 390, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 390, (int)cubind_status);
@@ -6852,10 +7243,11 @@ typedef CUresult (*cubind__cuTexRefCreate_fn)(CUtexref *pTexRef);
 
 CUresult cubind_driver_tex_ref_create(CUtexref *pTexRef)
 {
-    cubind__cuTexRefCreate_fn cubind_fn = (cubind__cuTexRefCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[391], 391);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefCreate_fn cubind_fn = (cubind__cuTexRefCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[391], 391, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 391, (int)cubind_status);
@@ -6866,10 +7258,11 @@ typedef CUresult (*cubind__cuTexRefDestroy_fn)(CUtexref hTexRef);
 
 CUresult cubind_driver_tex_ref_destroy(CUtexref hTexRef)
 {
-    cubind__cuTexRefDestroy_fn cubind_fn = (cubind__cuTexRefDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[392], 392);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexRefDestroy_fn cubind_fn = (cubind__cuTexRefDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[392], 392, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hTexRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 392, (int)cubind_status);
@@ -6880,10 +7273,11 @@ typedef CUresult (*cubind__cuSurfRefSetArray_fn)(CUsurfref hSurfRef, CUarray hAr
 
 CUresult cubind_driver_surf_ref_set_array(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
-    cubind__cuSurfRefSetArray_fn cubind_fn = (cubind__cuSurfRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[393], 393);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSurfRefSetArray_fn cubind_fn = (cubind__cuSurfRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[393], 393, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hSurfRef, hArray, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 393, (int)cubind_status);
@@ -6894,10 +7288,11 @@ typedef CUresult (*cubind__cuSurfRefGetArray_fn)(CUarray *phArray, CUsurfref hSu
 
 CUresult cubind_driver_surf_ref_get_array(CUarray *phArray, CUsurfref hSurfRef)
 {
-    cubind__cuSurfRefGetArray_fn cubind_fn = (cubind__cuSurfRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[394], 394);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSurfRefGetArray_fn cubind_fn = (cubind__cuSurfRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[394], 394, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phArray, hSurfRef);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 394, (int)cubind_status);
@@ -6908,10 +7303,11 @@ typedef CUresult (*cubind__cuTexObjectCreate_fn)(CUtexObject *pTexObject, const 
 
 CUresult cubind_driver_tex_object_create(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
-    cubind__cuTexObjectCreate_fn cubind_fn = (cubind__cuTexObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[395], 395);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexObjectCreate_fn cubind_fn = (cubind__cuTexObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[395], 395, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 395, (int)cubind_status);
@@ -6922,10 +7318,11 @@ typedef CUresult (*cubind__cuTexObjectDestroy_fn)(CUtexObject texObject);
 
 CUresult cubind_driver_tex_object_destroy(CUtexObject texObject)
 {
-    cubind__cuTexObjectDestroy_fn cubind_fn = (cubind__cuTexObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[396], 396);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexObjectDestroy_fn cubind_fn = (cubind__cuTexObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[396], 396, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 396, (int)cubind_status);
@@ -6936,10 +7333,11 @@ typedef CUresult (*cubind__cuTexObjectGetResourceDesc_fn)(CUDA_RESOURCE_DESC *pR
 
 CUresult cubind_driver_tex_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
-    cubind__cuTexObjectGetResourceDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[397], 397);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexObjectGetResourceDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[397], 397, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 397, (int)cubind_status);
@@ -6950,10 +7348,11 @@ typedef CUresult (*cubind__cuTexObjectGetTextureDesc_fn)(CUDA_TEXTURE_DESC *pTex
 
 CUresult cubind_driver_tex_object_get_texture_desc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
-    cubind__cuTexObjectGetTextureDesc_fn cubind_fn = (cubind__cuTexObjectGetTextureDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[398], 398);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexObjectGetTextureDesc_fn cubind_fn = (cubind__cuTexObjectGetTextureDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[398], 398, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 398, (int)cubind_status);
@@ -6964,10 +7363,11 @@ typedef CUresult (*cubind__cuTexObjectGetResourceViewDesc_fn)(CUDA_RESOURCE_VIEW
 
 CUresult cubind_driver_tex_object_get_resource_view_desc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
-    cubind__cuTexObjectGetResourceViewDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceViewDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[399], 399);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTexObjectGetResourceViewDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceViewDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[399], 399, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 399, (int)cubind_status);
@@ -6978,10 +7378,11 @@ typedef CUresult (*cubind__cuSurfObjectCreate_fn)(CUsurfObject *pSurfObject, con
 
 CUresult cubind_driver_surf_object_create(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
-    cubind__cuSurfObjectCreate_fn cubind_fn = (cubind__cuSurfObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[400], 400);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSurfObjectCreate_fn cubind_fn = (cubind__cuSurfObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[400], 400, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 400, (int)cubind_status);
@@ -6992,10 +7393,11 @@ typedef CUresult (*cubind__cuSurfObjectDestroy_fn)(CUsurfObject surfObject);
 
 CUresult cubind_driver_surf_object_destroy(CUsurfObject surfObject)
 {
-    cubind__cuSurfObjectDestroy_fn cubind_fn = (cubind__cuSurfObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[401], 401);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSurfObjectDestroy_fn cubind_fn = (cubind__cuSurfObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[401], 401, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 401, (int)cubind_status);
@@ -7006,10 +7408,11 @@ typedef CUresult (*cubind__cuSurfObjectGetResourceDesc_fn)(CUDA_RESOURCE_DESC *p
 
 CUresult cubind_driver_surf_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
-    cubind__cuSurfObjectGetResourceDesc_fn cubind_fn = (cubind__cuSurfObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[402], 402);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuSurfObjectGetResourceDesc_fn cubind_fn = (cubind__cuSurfObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[402], 402, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 402, (int)cubind_status);
@@ -7020,10 +7423,11 @@ typedef CUresult (*cubind__cuTensorMapEncodeTiled_fn)(CUtensorMap *tensorMap, CU
 
 CUresult cubind_driver_tensor_map_encode_tiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind__cuTensorMapEncodeTiled_fn cubind_fn = (cubind__cuTensorMapEncodeTiled_fn)cubind__symbol(&cubind__driver_symbols, &slots[403], 403);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTensorMapEncodeTiled_fn cubind_fn = (cubind__cuTensorMapEncodeTiled_fn)cubind__symbol(&cubind__driver_symbols, &slots[403], 403, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 403, (int)cubind_status);
@@ -7034,10 +7438,11 @@ typedef CUresult (*cubind__cuTensorMapEncodeIm2col_fn)(CUtensorMap *tensorMap, C
 
 CUresult cubind_driver_tensor_map_encode_im2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind__cuTensorMapEncodeIm2col_fn cubind_fn = (cubind__cuTensorMapEncodeIm2col_fn)cubind__symbol(&cubind__driver_symbols, &slots[404], 404);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTensorMapEncodeIm2col_fn cubind_fn = (cubind__cuTensorMapEncodeIm2col_fn)cubind__symbol(&cubind__driver_symbols, &slots[404], 404, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 404, (int)cubind_status);
@@ -7048,10 +7453,11 @@ typedef CUresult (*cubind__cuTensorMapEncodeIm2colWide_fn)(CUtensorMap *tensorMa
 
 CUresult cubind_driver_tensor_map_encode_im2col_wide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind__cuTensorMapEncodeIm2colWide_fn cubind_fn = (cubind__cuTensorMapEncodeIm2colWide_fn)cubind__symbol(&cubind__driver_symbols, &slots[405], 405);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTensorMapEncodeIm2colWide_fn cubind_fn = (cubind__cuTensorMapEncodeIm2colWide_fn)cubind__symbol(&cubind__driver_symbols, &slots[405], 405, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 405, (int)cubind_status);
@@ -7062,10 +7468,11 @@ typedef CUresult (*cubind__cuTensorMapReplaceAddress_fn)(CUtensorMap *tensorMap,
 
 CUresult cubind_driver_tensor_map_replace_address(CUtensorMap *tensorMap, void *globalAddress)
 {
-    cubind__cuTensorMapReplaceAddress_fn cubind_fn = (cubind__cuTensorMapReplaceAddress_fn)cubind__symbol(&cubind__driver_symbols, &slots[406], 406);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuTensorMapReplaceAddress_fn cubind_fn = (cubind__cuTensorMapReplaceAddress_fn)cubind__symbol(&cubind__driver_symbols, &slots[406], 406, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(tensorMap, globalAddress);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 406, (int)cubind_status);
@@ -7076,10 +7483,11 @@ typedef CUresult (*cubind__cuDeviceCanAccessPeer_fn)(int *canAccessPeer, CUdevic
 
 CUresult cubind_driver_device_can_access_peer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
-    cubind__cuDeviceCanAccessPeer_fn cubind_fn = (cubind__cuDeviceCanAccessPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[407], 407);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceCanAccessPeer_fn cubind_fn = (cubind__cuDeviceCanAccessPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[407], 407, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(canAccessPeer, dev, peerDev);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 407, (int)cubind_status);
@@ -7090,10 +7498,11 @@ typedef CUresult (*cubind__cuCtxEnablePeerAccess_fn)(CUcontext peerContext, unsi
 
 CUresult cubind_driver_ctx_enable_peer_access(CUcontext peerContext, unsigned int Flags)
 {
-    cubind__cuCtxEnablePeerAccess_fn cubind_fn = (cubind__cuCtxEnablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[408], 408);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxEnablePeerAccess_fn cubind_fn = (cubind__cuCtxEnablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[408], 408, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(peerContext, Flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 408, (int)cubind_status);
@@ -7104,10 +7513,11 @@ typedef CUresult (*cubind__cuCtxDisablePeerAccess_fn)(CUcontext peerContext);
 
 CUresult cubind_driver_ctx_disable_peer_access(CUcontext peerContext)
 {
-    cubind__cuCtxDisablePeerAccess_fn cubind_fn = (cubind__cuCtxDisablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[409], 409);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxDisablePeerAccess_fn cubind_fn = (cubind__cuCtxDisablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[409], 409, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(peerContext);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 409, (int)cubind_status);
@@ -7118,10 +7528,11 @@ typedef CUresult (*cubind__cuDeviceGetP2PAttribute_fn)(int *value, CUdevice_P2PA
 
 CUresult cubind_driver_device_get_p2p_attribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
-    cubind__cuDeviceGetP2PAttribute_fn cubind_fn = (cubind__cuDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[410], 410);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetP2PAttribute_fn cubind_fn = (cubind__cuDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[410], 410, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(value, attrib, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 410, (int)cubind_status);
@@ -7132,10 +7543,11 @@ typedef CUresult (*cubind__cuDeviceGetP2PAtomicCapabilities_fn)(unsigned int *ca
 
 CUresult cubind_driver_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
-    cubind__cuDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[411], 411);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[411], 411, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 411, (int)cubind_status);
@@ -7146,10 +7558,11 @@ typedef CUresult (*cubind__cuGraphicsUnregisterResource_fn)(CUgraphicsResource r
 
 CUresult cubind_driver_graphics_unregister_resource(CUgraphicsResource resource)
 {
-    cubind__cuGraphicsUnregisterResource_fn cubind_fn = (cubind__cuGraphicsUnregisterResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[412], 412);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsUnregisterResource_fn cubind_fn = (cubind__cuGraphicsUnregisterResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[412], 412, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 412, (int)cubind_status);
@@ -7160,10 +7573,11 @@ typedef CUresult (*cubind__cuGraphicsSubResourceGetMappedArray_fn)(CUarray *pArr
 
 CUresult cubind_driver_graphics_sub_resource_get_mapped_array(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind__cuGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cuGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[413], 413);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cuGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[413], 413, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pArray, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 413, (int)cubind_status);
@@ -7174,10 +7588,11 @@ typedef CUresult (*cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)(CUmipma
 
 CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_array(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
-    cubind__cuGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[414], 414);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[414], 414, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pMipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 414, (int)cubind_status);
@@ -7188,10 +7603,11 @@ typedef CUresult (*cubind__cuGraphicsResourceGetMappedPointer_v2_fn)(CUdeviceptr
 
 CUresult cubind_driver_graphics_resource_get_mapped_pointer(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
-    cubind__cuGraphicsResourceGetMappedPointer_v2_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedPointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[415], 415);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsResourceGetMappedPointer_v2_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedPointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[415], 415, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pDevPtr, pSize, resource);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 415, (int)cubind_status);
@@ -7202,10 +7618,11 @@ typedef CUresult (*cubind__cuGraphicsResourceSetMapFlags_v2_fn)(CUgraphicsResour
 
 CUresult cubind_driver_graphics_resource_set_map_flags(CUgraphicsResource resource, unsigned int flags)
 {
-    cubind__cuGraphicsResourceSetMapFlags_v2_fn cubind_fn = (cubind__cuGraphicsResourceSetMapFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[416], 416);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsResourceSetMapFlags_v2_fn cubind_fn = (cubind__cuGraphicsResourceSetMapFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[416], 416, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 416, (int)cubind_status);
@@ -7216,10 +7633,11 @@ typedef CUresult (*cubind__cuGraphicsMapResources_fn)(unsigned int count, CUgrap
 
 CUresult cubind_driver_graphics_map_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
-    cubind__cuGraphicsMapResources_fn cubind_fn = (cubind__cuGraphicsMapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[417], 417);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsMapResources_fn cubind_fn = (cubind__cuGraphicsMapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[417], 417, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 417, (int)cubind_status);
@@ -7230,10 +7648,11 @@ typedef CUresult (*cubind__cuGraphicsUnmapResources_fn)(unsigned int count, CUgr
 
 CUresult cubind_driver_graphics_unmap_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
-    cubind__cuGraphicsUnmapResources_fn cubind_fn = (cubind__cuGraphicsUnmapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[418], 418);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGraphicsUnmapResources_fn cubind_fn = (cubind__cuGraphicsUnmapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[418], 418, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 418, (int)cubind_status);
@@ -7244,10 +7663,11 @@ typedef CUresult (*cubind__cuGetProcAddress_v2_fn)(const char *symbol, void **pf
 
 CUresult cubind_driver_get_proc_address(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
-    cubind__cuGetProcAddress_v2_fn cubind_fn = (cubind__cuGetProcAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[419], 419);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGetProcAddress_v2_fn cubind_fn = (cubind__cuGetProcAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[419], 419, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 419, (int)cubind_status);
@@ -7258,10 +7678,11 @@ typedef CUresult (*cubind__cuCoredumpGetAttribute_fn)(CUcoredumpSettings attrib,
 
 CUresult cubind_driver_coredump_get_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind__cuCoredumpGetAttribute_fn cubind_fn = (cubind__cuCoredumpGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[420], 420);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCoredumpGetAttribute_fn cubind_fn = (cubind__cuCoredumpGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[420], 420, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 420, (int)cubind_status);
@@ -7272,10 +7693,11 @@ typedef CUresult (*cubind__cuCoredumpGetAttributeGlobal_fn)(CUcoredumpSettings a
 
 CUresult cubind_driver_coredump_get_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind__cuCoredumpGetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpGetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[421], 421);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCoredumpGetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpGetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[421], 421, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 421, (int)cubind_status);
@@ -7286,10 +7708,11 @@ typedef CUresult (*cubind__cuCoredumpSetAttribute_fn)(CUcoredumpSettings attrib,
 
 CUresult cubind_driver_coredump_set_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind__cuCoredumpSetAttribute_fn cubind_fn = (cubind__cuCoredumpSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[422], 422);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCoredumpSetAttribute_fn cubind_fn = (cubind__cuCoredumpSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[422], 422, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 422, (int)cubind_status);
@@ -7300,10 +7723,11 @@ typedef CUresult (*cubind__cuCoredumpSetAttributeGlobal_fn)(CUcoredumpSettings a
 
 CUresult cubind_driver_coredump_set_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind__cuCoredumpSetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpSetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[423], 423);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCoredumpSetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpSetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[423], 423, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 423, (int)cubind_status);
@@ -7314,10 +7738,11 @@ typedef CUresult (*cubind__cuGetExportTable_fn)(const void **ppExportTable, cons
 
 CUresult cubind_driver_get_export_table(const void **ppExportTable, const CUuuid *pExportTableId)
 {
-    cubind__cuGetExportTable_fn cubind_fn = (cubind__cuGetExportTable_fn)cubind__symbol(&cubind__driver_symbols, &slots[424], 424);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGetExportTable_fn cubind_fn = (cubind__cuGetExportTable_fn)cubind__symbol(&cubind__driver_symbols, &slots[424], 424, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 424, (int)cubind_status);
@@ -7328,10 +7753,11 @@ typedef CUresult (*cubind__cuGreenCtxCreate_fn)(CUgreenCtx *phCtx, CUdevResource
 
 CUresult cubind_driver_green_ctx_create(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
-    cubind__cuGreenCtxCreate_fn cubind_fn = (cubind__cuGreenCtxCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[425], 425);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxCreate_fn cubind_fn = (cubind__cuGreenCtxCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[425], 425, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phCtx, desc, dev, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 425, (int)cubind_status);
@@ -7342,10 +7768,11 @@ typedef CUresult (*cubind__cuGreenCtxDestroy_fn)(CUgreenCtx hCtx);
 
 CUresult cubind_driver_green_ctx_destroy(CUgreenCtx hCtx)
 {
-    cubind__cuGreenCtxDestroy_fn cubind_fn = (cubind__cuGreenCtxDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[426], 426);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxDestroy_fn cubind_fn = (cubind__cuGreenCtxDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[426], 426, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 426, (int)cubind_status);
@@ -7356,10 +7783,11 @@ typedef CUresult (*cubind__cuCtxFromGreenCtx_fn)(CUcontext *pContext, CUgreenCtx
 
 CUresult cubind_driver_ctx_from_green_ctx(CUcontext *pContext, CUgreenCtx hCtx)
 {
-    cubind__cuCtxFromGreenCtx_fn cubind_fn = (cubind__cuCtxFromGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[427], 427);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxFromGreenCtx_fn cubind_fn = (cubind__cuCtxFromGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[427], 427, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pContext, hCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 427, (int)cubind_status);
@@ -7370,10 +7798,11 @@ typedef CUresult (*cubind__cuDeviceGetDevResource_fn)(CUdevice device, CUdevReso
 
 CUresult cubind_driver_device_get_dev_resource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind__cuDeviceGetDevResource_fn cubind_fn = (cubind__cuDeviceGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[428], 428);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDeviceGetDevResource_fn cubind_fn = (cubind__cuDeviceGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[428], 428, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(device, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 428, (int)cubind_status);
@@ -7384,10 +7813,11 @@ typedef CUresult (*cubind__cuCtxGetDevResource_fn)(CUcontext hCtx, CUdevResource
 
 CUresult cubind_driver_ctx_get_dev_resource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind__cuCtxGetDevResource_fn cubind_fn = (cubind__cuCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[429], 429);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCtxGetDevResource_fn cubind_fn = (cubind__cuCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[429], 429, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 429, (int)cubind_status);
@@ -7398,10 +7828,11 @@ typedef CUresult (*cubind__cuGreenCtxGetDevResource_fn)(CUgreenCtx hCtx, CUdevRe
 
 CUresult cubind_driver_green_ctx_get_dev_resource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind__cuGreenCtxGetDevResource_fn cubind_fn = (cubind__cuGreenCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[430], 430);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxGetDevResource_fn cubind_fn = (cubind__cuGreenCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[430], 430, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 430, (int)cubind_status);
@@ -7412,10 +7843,11 @@ typedef CUresult (*cubind__cuDevSmResourceSplitByCount_fn)(CUdevResource *result
 
 CUresult cubind_driver_dev_sm_resource_split_by_count(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    cubind__cuDevSmResourceSplitByCount_fn cubind_fn = (cubind__cuDevSmResourceSplitByCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[431], 431);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevSmResourceSplitByCount_fn cubind_fn = (cubind__cuDevSmResourceSplitByCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[431], 431, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(result, nbGroups, input, remaining, useFlags, minCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 431, (int)cubind_status);
@@ -7426,10 +7858,11 @@ typedef CUresult (*cubind__cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *phDe
 
 CUresult cubind_driver_dev_resource_generate_desc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
-    cubind__cuDevResourceGenerateDesc_fn cubind_fn = (cubind__cuDevResourceGenerateDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[432], 432);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuDevResourceGenerateDesc_fn cubind_fn = (cubind__cuDevResourceGenerateDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[432], 432, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phDesc, resources, nbResources);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 432, (int)cubind_status);
@@ -7440,10 +7873,11 @@ typedef CUresult (*cubind__cuGreenCtxRecordEvent_fn)(CUgreenCtx hCtx, CUevent hE
 
 CUresult cubind_driver_green_ctx_record_event(CUgreenCtx hCtx, CUevent hEvent)
 {
-    cubind__cuGreenCtxRecordEvent_fn cubind_fn = (cubind__cuGreenCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[433], 433);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxRecordEvent_fn cubind_fn = (cubind__cuGreenCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[433], 433, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 433, (int)cubind_status);
@@ -7454,10 +7888,11 @@ typedef CUresult (*cubind__cuGreenCtxWaitEvent_fn)(CUgreenCtx hCtx, CUevent hEve
 
 CUresult cubind_driver_green_ctx_wait_event(CUgreenCtx hCtx, CUevent hEvent)
 {
-    cubind__cuGreenCtxWaitEvent_fn cubind_fn = (cubind__cuGreenCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[434], 434);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxWaitEvent_fn cubind_fn = (cubind__cuGreenCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[434], 434, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 434, (int)cubind_status);
@@ -7468,10 +7903,11 @@ typedef CUresult (*cubind__cuStreamGetGreenCtx_fn)(CUstream hStream, CUgreenCtx 
 
 CUresult cubind_driver_stream_get_green_ctx(CUstream hStream, CUgreenCtx *phCtx)
 {
-    cubind__cuStreamGetGreenCtx_fn cubind_fn = (cubind__cuStreamGetGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[435], 435);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuStreamGetGreenCtx_fn cubind_fn = (cubind__cuStreamGetGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[435], 435, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(hStream, phCtx);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 435, (int)cubind_status);
@@ -7482,10 +7918,11 @@ typedef CUresult (*cubind__cuGreenCtxStreamCreate_fn)(CUstream *phStream, CUgree
 
 CUresult cubind_driver_green_ctx_stream_create(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
-    cubind__cuGreenCtxStreamCreate_fn cubind_fn = (cubind__cuGreenCtxStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[436], 436);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxStreamCreate_fn cubind_fn = (cubind__cuGreenCtxStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[436], 436, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(phStream, greenCtx, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 436, (int)cubind_status);
@@ -7496,10 +7933,11 @@ typedef CUresult (*cubind__cuGreenCtxGetId_fn)(CUgreenCtx greenCtx, unsigned lon
 
 CUresult cubind_driver_green_ctx_get_id(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
-    cubind__cuGreenCtxGetId_fn cubind_fn = (cubind__cuGreenCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[437], 437);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuGreenCtxGetId_fn cubind_fn = (cubind__cuGreenCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[437], 437, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(greenCtx, greenCtxId);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 437, (int)cubind_status);
@@ -7510,10 +7948,11 @@ typedef CUresult (*cubind__cuLogsRegisterCallback_fn)(CUlogsCallback callbackFun
 
 CUresult cubind_driver_logs_register_callback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
-    cubind__cuLogsRegisterCallback_fn cubind_fn = (cubind__cuLogsRegisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[438], 438);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLogsRegisterCallback_fn cubind_fn = (cubind__cuLogsRegisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[438], 438, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 438, (int)cubind_status);
@@ -7524,10 +7963,11 @@ typedef CUresult (*cubind__cuLogsUnregisterCallback_fn)(CUlogsCallbackHandle cal
 
 CUresult cubind_driver_logs_unregister_callback(CUlogsCallbackHandle callback)
 {
-    cubind__cuLogsUnregisterCallback_fn cubind_fn = (cubind__cuLogsUnregisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[439], 439);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLogsUnregisterCallback_fn cubind_fn = (cubind__cuLogsUnregisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[439], 439, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 439, (int)cubind_status);
@@ -7538,10 +7978,11 @@ typedef CUresult (*cubind__cuLogsCurrent_fn)(CUlogIterator *iterator_out, unsign
 
 CUresult cubind_driver_logs_current(CUlogIterator *iterator_out, unsigned int flags)
 {
-    cubind__cuLogsCurrent_fn cubind_fn = (cubind__cuLogsCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[440], 440);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLogsCurrent_fn cubind_fn = (cubind__cuLogsCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[440], 440, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 440, (int)cubind_status);
@@ -7552,10 +7993,11 @@ typedef CUresult (*cubind__cuLogsDumpToFile_fn)(CUlogIterator *iterator, const c
 
 CUresult cubind_driver_logs_dump_to_file(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind__cuLogsDumpToFile_fn cubind_fn = (cubind__cuLogsDumpToFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[441], 441);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLogsDumpToFile_fn cubind_fn = (cubind__cuLogsDumpToFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[441], 441, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 441, (int)cubind_status);
@@ -7566,10 +8008,11 @@ typedef CUresult (*cubind__cuLogsDumpToMemory_fn)(CUlogIterator *iterator, char 
 
 CUresult cubind_driver_logs_dump_to_memory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind__cuLogsDumpToMemory_fn cubind_fn = (cubind__cuLogsDumpToMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[442], 442);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuLogsDumpToMemory_fn cubind_fn = (cubind__cuLogsDumpToMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[442], 442, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 442, (int)cubind_status);
@@ -7580,10 +8023,11 @@ typedef CUresult (*cubind__cuCheckpointProcessGetRestoreThreadId_fn)(int pid, in
 
 CUresult cubind_driver_checkpoint_process_get_restore_thread_id(int pid, int *tid)
 {
-    cubind__cuCheckpointProcessGetRestoreThreadId_fn cubind_fn = (cubind__cuCheckpointProcessGetRestoreThreadId_fn)cubind__symbol(&cubind__driver_symbols, &slots[443], 443);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessGetRestoreThreadId_fn cubind_fn = (cubind__cuCheckpointProcessGetRestoreThreadId_fn)cubind__symbol(&cubind__driver_symbols, &slots[443], 443, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, tid);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 443, (int)cubind_status);
@@ -7594,10 +8038,11 @@ typedef CUresult (*cubind__cuCheckpointProcessGetState_fn)(int pid, CUprocessSta
 
 CUresult cubind_driver_checkpoint_process_get_state(int pid, CUprocessState *state)
 {
-    cubind__cuCheckpointProcessGetState_fn cubind_fn = (cubind__cuCheckpointProcessGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[444], 444);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessGetState_fn cubind_fn = (cubind__cuCheckpointProcessGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[444], 444, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, state);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 444, (int)cubind_status);
@@ -7608,10 +8053,11 @@ typedef CUresult (*cubind__cuCheckpointProcessLock_fn)(int pid, CUcheckpointLock
 
 CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *args)
 {
-    cubind__cuCheckpointProcessLock_fn cubind_fn = (cubind__cuCheckpointProcessLock_fn)cubind__symbol(&cubind__driver_symbols, &slots[445], 445);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessLock_fn cubind_fn = (cubind__cuCheckpointProcessLock_fn)cubind__symbol(&cubind__driver_symbols, &slots[445], 445, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 445, (int)cubind_status);
@@ -7622,10 +8068,11 @@ typedef CUresult (*cubind__cuCheckpointProcessCheckpoint_fn)(int pid, CUcheckpoi
 
 CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
-    cubind__cuCheckpointProcessCheckpoint_fn cubind_fn = (cubind__cuCheckpointProcessCheckpoint_fn)cubind__symbol(&cubind__driver_symbols, &slots[446], 446);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessCheckpoint_fn cubind_fn = (cubind__cuCheckpointProcessCheckpoint_fn)cubind__symbol(&cubind__driver_symbols, &slots[446], 446, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 446, (int)cubind_status);
@@ -7636,10 +8083,11 @@ typedef CUresult (*cubind__cuCheckpointProcessRestore_fn)(int pid, CUcheckpointR
 
 CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreArgs *args)
 {
-    cubind__cuCheckpointProcessRestore_fn cubind_fn = (cubind__cuCheckpointProcessRestore_fn)cubind__symbol(&cubind__driver_symbols, &slots[447], 447);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessRestore_fn cubind_fn = (cubind__cuCheckpointProcessRestore_fn)cubind__symbol(&cubind__driver_symbols, &slots[447], 447, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 447, (int)cubind_status);
@@ -7650,10 +8098,11 @@ typedef CUresult (*cubind__cuCheckpointProcessUnlock_fn)(int pid, CUcheckpointUn
 
 CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs *args)
 {
-    cubind__cuCheckpointProcessUnlock_fn cubind_fn = (cubind__cuCheckpointProcessUnlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[448], 448);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cuCheckpointProcessUnlock_fn cubind_fn = (cubind__cuCheckpointProcessUnlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[448], 448, &cubind_unavailable);
     CUresult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (CUresult)cubind__unavailable_status(&cubind__driver_symbols);
+        return (CUresult)cubind_unavailable;
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 448, (int)cubind_status);

@@ -327,6 +327,7 @@ static int cudnn_version(cubind__fnptr symbol, int version[3], int *status)
 const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     {
         "cublas",
+        "libcublas",
         "CUBIND_CUBLAS_PATH",
         cublas_sonames,
         3,
@@ -342,6 +343,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cublasLt",
+        "libcublasLt",
         "CUBIND_CUBLASLT_PATH",
         cublasLt_sonames,
         3,
@@ -357,6 +359,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cufft",
+        "libcufft",
         "CUBIND_CUFFT_PATH",
         cufft_sonames,
         3,
@@ -372,6 +375,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "curand",
+        "libcurand",
         "CUBIND_CURAND_PATH",
         curand_sonames,
         1,
@@ -387,6 +391,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cusolver",
+        "libcusolver",
         "CUBIND_CUSOLVER_PATH",
         cusolver_sonames,
         2,
@@ -402,6 +407,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cusolverMg",
+        "libcusolverMg",
         "CUBIND_CUSOLVERMG_PATH",
         cusolverMg_sonames,
         2,
@@ -417,6 +423,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cusparse",
+        "libcusparse",
         "CUBIND_CUSPARSE_PATH",
         cusparse_sonames,
         2,
@@ -432,6 +439,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "runtime",
+        "libcudart",
         "CUBIND_RUNTIME_PATH",
         runtime_sonames,
         3,
@@ -447,6 +455,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "driver",
+        "libcuda",
         "CUBIND_DRIVER_PATH",
         driver_sonames,
         1,
@@ -462,6 +471,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "nvrtc",
+        "libnvrtc",
         "CUBIND_NVRTC_PATH",
         nvrtc_sonames,
         2,
@@ -477,6 +487,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "nvjitlink",
+        "libnvJitLink",
         "CUBIND_NVJITLINK_PATH",
         nvjitlink_sonames,
         2,
@@ -492,6 +503,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "nccl",
+        "libnccl",
         "CUBIND_NCCL_PATH",
         nccl_sonames,
         1,
@@ -507,6 +519,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     },
     {
         "cudnn",
+        "libcudnn",
         "CUBIND_CUDNN_PATH",
         cudnn_sonames,
         1,

@@ -154,10 +154,11 @@ typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__symbol(&cubind__nccl_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__symbol(&cubind__nccl_symbols, &slots[0], 0, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
@@ -168,10 +169,11 @@ typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__symbol(&cubind__nccl_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__symbol(&cubind__nccl_symbols, &slots[1], 1, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
@@ -182,10 +184,11 @@ typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
 
 ncclResult_t cubind_nccl_get_version(int *version)
 {
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__symbol(&cubind__nccl_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__symbol(&cubind__nccl_symbols, &slots[2], 2, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
@@ -196,10 +199,11 @@ typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__symbol(&cubind__nccl_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__symbol(&cubind__nccl_symbols, &slots[3], 3, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
@@ -210,10 +214,11 @@ typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int 
 
 ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__symbol(&cubind__nccl_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__symbol(&cubind__nccl_symbols, &slots[4], 4, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
@@ -224,10 +229,11 @@ typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks
 
 ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[5], 5, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
@@ -238,10 +244,11 @@ typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, c
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[6], 6, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
@@ -252,10 +259,11 @@ typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__symbol(&cubind__nccl_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__symbol(&cubind__nccl_symbols, &slots[7], 7, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
@@ -266,10 +274,11 @@ typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[8], 8, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
@@ -280,10 +289,11 @@ typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__symbol(&cubind__nccl_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__symbol(&cubind__nccl_symbols, &slots[9], 9, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
@@ -294,10 +304,11 @@ typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFla
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__symbol(&cubind__nccl_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__symbol(&cubind__nccl_symbols, &slots[10], 10, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
@@ -308,10 +319,11 @@ typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[11], 11, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
@@ -322,10 +334,11 @@ typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeR
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__symbol(&cubind__nccl_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__symbol(&cubind__nccl_symbols, &slots[12], 12, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
@@ -336,10 +349,11 @@ typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm,
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__symbol(&cubind__nccl_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__symbol(&cubind__nccl_symbols, &slots[13], 13, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
@@ -350,7 +364,7 @@ typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 
 const char *cubind_nccl_get_error_string(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__symbol(&cubind__nccl_symbols, &slots[14], 14);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__symbol(&cubind__nccl_symbols, &slots[14], 14, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(result);
@@ -360,7 +374,7 @@ typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
 
 const char *cubind_nccl_get_last_error(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[15], 15);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[15], 15, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(comm);
@@ -370,7 +384,7 @@ typedef void (*cubind__ncclResetDebugInit_fn)(void);
 
 void cubind_nccl_reset_debug_init(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[16], 16);
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[16], 16, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return;
     cubind_fn();
@@ -380,10 +394,11 @@ typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclRe
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[17], 17, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
@@ -394,10 +409,11 @@ typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *cou
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__symbol(&cubind__nccl_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__symbol(&cubind__nccl_symbols, &slots[18], 18, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
@@ -408,10 +424,11 @@ typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__symbol(&cubind__nccl_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__symbol(&cubind__nccl_symbols, &slots[19], 19, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
@@ -422,10 +439,11 @@ typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[20], 20, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
@@ -436,10 +454,11 @@ typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void 
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[21], 21, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
@@ -450,10 +469,11 @@ typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, voi
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[22], 22, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
@@ -464,10 +484,11 @@ typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void 
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[23], 23, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
@@ -478,10 +499,11 @@ typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncc
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[24], 24, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
@@ -492,10 +514,11 @@ typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, voi
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__symbol(&cubind__nccl_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__symbol(&cubind__nccl_symbols, &slots[25], 25, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
@@ -506,10 +529,11 @@ typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t c
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[26], 26, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
@@ -520,10 +544,11 @@ typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbu
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[27], 27, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
@@ -534,10 +559,11 @@ typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataT
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[28], 28, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
@@ -548,10 +574,11 @@ typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *rec
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[29], 29, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
@@ -562,10 +589,11 @@ typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *rec
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[30], 30, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
@@ -576,10 +604,11 @@ typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void 
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[31], 31, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
@@ -590,10 +619,11 @@ typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *rec
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[32], 32, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
@@ -604,10 +634,11 @@ typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recv
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[33], 33, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
@@ -618,10 +649,11 @@ typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbu
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[34], 34, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
@@ -632,10 +664,11 @@ typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvb
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[35], 35, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
@@ -646,10 +679,11 @@ typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, 
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__symbol(&cubind__nccl_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__symbol(&cubind__nccl_symbols, &slots[36], 36, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
@@ -660,10 +694,11 @@ typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDa
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__symbol(&cubind__nccl_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__symbol(&cubind__nccl_symbols, &slots[37], 37, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
@@ -674,10 +709,11 @@ typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
 
 ncclResult_t cubind_nccl_group_start(void)
 {
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__symbol(&cubind__nccl_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__symbol(&cubind__nccl_symbols, &slots[38], 38, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
@@ -688,10 +724,11 @@ typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
 
 ncclResult_t cubind_nccl_group_end(void)
 {
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[39], 39, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
@@ -702,10 +739,11 @@ typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
 {
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[40], 40, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind__unavailable_status(&cubind__nccl_symbols);
+        return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);

@@ -73,10 +73,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *ha
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[0], 0, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 0, (int)cubind_status);
@@ -87,10 +88,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *h
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 {
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[1], 1, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 1, (int)cubind_status);
@@ -101,10 +103,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle ha
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[2], 2, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 2, (int)cubind_status);
@@ -115,10 +118,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle ha
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[3], 3, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 3, (int)cubind_status);
@@ -129,10 +133,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle h
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 {
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[4], 4, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 4, (int)cubind_status);
@@ -143,10 +148,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLi
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[5], 5, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 5, (int)cubind_status);
@@ -157,10 +163,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHa
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
 {
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[6], 6, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 6, (int)cubind_status);
@@ -171,10 +178,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLink
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[7], 7, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 7, (int)cubind_status);
@@ -185,10 +193,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHand
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
 {
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[8], 8, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 8, (int)cubind_status);
@@ -199,10 +208,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkH
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[9], 9, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 9, (int)cubind_status);
@@ -213,10 +223,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandl
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[10], 10, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 10, (int)cubind_status);
@@ -227,10 +238,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHa
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[11], 11, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 11, (int)cubind_status);
@@ -241,10 +253,11 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[12], 12, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 12, (int)cubind_status);
@@ -255,10 +268,11 @@ typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsi
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[13], 13, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvJitLinkResult)cubind__unavailable_status(&cubind__nvjitlink_symbols);
+        return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 13, (int)cubind_status);

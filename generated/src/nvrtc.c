@@ -103,7 +103,7 @@ typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
 
 const char *cubind_nvrtc_get_error_string(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[0], 0);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[0], 0, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(result);
@@ -113,10 +113,11 @@ typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[1], 1, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
@@ -127,10 +128,11 @@ typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[2], 2, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
@@ -141,10 +143,11 @@ typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[3], 3, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
@@ -155,10 +158,11 @@ typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const c
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[4], 4, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
@@ -169,10 +173,11 @@ typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[5], 5, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
@@ -183,10 +188,11 @@ typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int num
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[6], 6, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
@@ -197,10 +203,11 @@ typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptx
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[7], 7, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
@@ -211,10 +218,11 @@ typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[8], 8, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
@@ -225,10 +233,11 @@ typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *c
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[9], 9, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
@@ -239,10 +248,11 @@ typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[10], 10, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
@@ -253,10 +263,11 @@ typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *L
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[11], 11, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
@@ -267,10 +278,11 @@ typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[12], 12, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
@@ -281,10 +293,11 @@ typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t 
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[13], 13, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
@@ -295,10 +308,11 @@ typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optix
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[14], 14, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
@@ -309,10 +323,11 @@ typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[15], 15, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
@@ -323,10 +338,11 @@ typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *lo
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[16], 16, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
@@ -337,10 +353,11 @@ typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, cons
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[17], 17, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
@@ -351,10 +368,11 @@ typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const c
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[18], 18, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
@@ -365,10 +383,11 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[19], 19, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
@@ -379,10 +398,11 @@ typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[20], 20, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
@@ -393,10 +413,11 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[21], 21, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
@@ -407,10 +428,11 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog,
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[22], 22);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[22], 22, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
@@ -421,10 +443,11 @@ typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[23], 23);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[23], 23, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (nvrtcResult)cubind__unavailable_status(&cubind__nvrtc_symbols);
+        return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);

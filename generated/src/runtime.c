@@ -961,10 +961,11 @@ typedef cudaError_t (*cubind__cudaDeviceReset_fn)(void);
 
 cudaError_t cubind_runtime_device_reset(void)
 {
-    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[0], 0);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[0], 0, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 0, (int)cubind_status);
@@ -975,10 +976,11 @@ typedef cudaError_t (*cubind__cudaDeviceSynchronize_fn)(void);
 
 cudaError_t cubind_runtime_device_synchronize(void)
 {
-    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[1], 1);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[1], 1, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 1, (int)cubind_status);
@@ -989,10 +991,11 @@ typedef cudaError_t (*cubind__cudaDeviceSetLimit_fn)(enum cudaLimit limit, size_
 
 cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
 {
-    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[2], 2);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[2], 2, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(limit, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 2, (int)cubind_status);
@@ -1003,10 +1006,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetLimit_fn)(size_t *pValue, enum cudaLi
 
 cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit)
 {
-    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[3], 3);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[3], 3, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pValue, limit);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 3, (int)cubind_status);
@@ -1017,10 +1021,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)(size_t *m
 
 cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__runtime_symbols, &slots[4], 4);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__runtime_symbols, &slots[4], 4, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 4, (int)cubind_status);
@@ -1031,10 +1036,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetCacheConfig_fn)(enum cudaFuncCache *p
 
 cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheConfig)
 {
-    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[5], 5);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[5], 5, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pCacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 5, (int)cubind_status);
@@ -1045,10 +1051,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetStreamPriorityRange_fn)(int *leastPri
 
 cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, int *greatestPriority)
 {
-    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__symbol(&cubind__runtime_symbols, &slots[6], 6);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__symbol(&cubind__runtime_symbols, &slots[6], 6, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 6, (int)cubind_status);
@@ -1059,10 +1066,11 @@ typedef cudaError_t (*cubind__cudaDeviceSetCacheConfig_fn)(enum cudaFuncCache ca
 
 cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[7], 7);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[7], 7, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 7, (int)cubind_status);
@@ -1073,10 +1081,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetByPCIBusId_fn)(int *device, const cha
 
 cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pciBusId)
 {
-    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[8], 8);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[8], 8, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, pciBusId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 8, (int)cubind_status);
@@ -1087,10 +1096,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetPCIBusId_fn)(char *pciBusId, int len,
 
 cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int device)
 {
-    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[9], 9);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[9], 9, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pciBusId, len, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 9, (int)cubind_status);
@@ -1101,10 +1111,11 @@ typedef cudaError_t (*cubind__cudaIpcGetEventHandle_fn)(cudaIpcEventHandle_t *ha
 
 cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[10], 10);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[10], 10, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 10, (int)cubind_status);
@@ -1115,10 +1126,11 @@ typedef cudaError_t (*cubind__cudaIpcOpenEventHandle_fn)(cudaEvent_t *event, cud
 
 cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
-    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[11], 11);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[11], 11, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, handle);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 11, (int)cubind_status);
@@ -1129,10 +1141,11 @@ typedef cudaError_t (*cubind__cudaIpcGetMemHandle_fn)(cudaIpcMemHandle_t *handle
 
 cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[12], 12);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[12], 12, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 12, (int)cubind_status);
@@ -1143,10 +1156,11 @@ typedef cudaError_t (*cubind__cudaIpcOpenMemHandle_fn)(void **devPtr, cudaIpcMem
 
 cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
-    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[13], 13);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[13], 13, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, handle, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 13, (int)cubind_status);
@@ -1157,10 +1171,11 @@ typedef cudaError_t (*cubind__cudaIpcCloseMemHandle_fn)(void *devPtr);
 
 cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
 {
-    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[14], 14);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[14], 14, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 14, (int)cubind_status);
@@ -1171,10 +1186,11 @@ typedef cudaError_t (*cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)(enum cudaFl
 
 cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__runtime_symbols, &slots[15], 15);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__runtime_symbols, &slots[15], 15, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(target, scope);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 15, (int)cubind_status);
@@ -1185,10 +1201,11 @@ typedef cudaError_t (*cubind__cudaDeviceRegisterAsyncNotification_fn)(int device
 
 cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[16], 16);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[16], 16, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 16, (int)cubind_status);
@@ -1199,10 +1216,11 @@ typedef cudaError_t (*cubind__cudaDeviceUnregisterAsyncNotification_fn)(int devi
 
 cudaError_t cubind_runtime_device_unregister_async_notification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[17], 17);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[17], 17, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 17, (int)cubind_status);
@@ -1213,10 +1231,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetSharedMemConfig_fn)(enum cudaSharedMe
 
 cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig *pConfig)
 {
-    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[18], 18);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[18], 18, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 18, (int)cubind_status);
@@ -1227,10 +1246,11 @@ typedef cudaError_t (*cubind__cudaDeviceSetSharedMemConfig_fn)(enum cudaSharedMe
 
 cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig config)
 {
-    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[19], 19);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[19], 19, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 19, (int)cubind_status);
@@ -1241,10 +1261,11 @@ typedef cudaError_t (*cubind__cudaGetLastError_fn)(void);
 
 cudaError_t cubind_runtime_get_last_error(void)
 {
-    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[20], 20);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[20], 20, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 20, (int)cubind_status);
@@ -1255,10 +1276,11 @@ typedef cudaError_t (*cubind__cudaPeekAtLastError_fn)(void);
 
 cudaError_t cubind_runtime_peek_at_last_error(void)
 {
-    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[21], 21);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[21], 21, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 21, (int)cubind_status);
@@ -1269,7 +1291,7 @@ typedef const char *(*cubind__cudaGetErrorName_fn)(cudaError_t error);
 
 const char *cubind_runtime_get_error_name(cudaError_t error)
 {
-    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[22], 22);
+    cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[22], 22, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(error);
@@ -1279,7 +1301,7 @@ typedef const char *(*cubind__cudaGetErrorString_fn)(cudaError_t error);
 
 const char *cubind_runtime_get_error_string(cudaError_t error)
 {
-    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__symbol(&cubind__runtime_symbols, &slots[23], 23);
+    cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__symbol(&cubind__runtime_symbols, &slots[23], 23, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return (const char *)0;
     return cubind_fn(error);
@@ -1289,10 +1311,11 @@ typedef cudaError_t (*cubind__cudaGetDeviceCount_fn)(int *count);
 
 cudaError_t cubind_runtime_get_device_count(int *count)
 {
-    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[24], 24);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[24], 24, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 24, (int)cubind_status);
@@ -1303,10 +1326,11 @@ typedef cudaError_t (*cubind__cudaGetDeviceProperties_fn)(struct cudaDeviceProp 
 
 cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, int device)
 {
-    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[25], 25);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[25], 25, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(prop, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 25, (int)cubind_status);
@@ -1317,10 +1341,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetAttribute_fn)(int *value, enum cudaDe
 
 cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[26], 26);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[26], 26, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(value, attr, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 26, (int)cubind_status);
@@ -1331,10 +1356,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetHostAtomicCapabilities_fn)(unsigned i
 
 cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[27], 27);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[27], 27, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 27, (int)cubind_status);
@@ -1345,10 +1371,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetDefaultMemPool_fn)(cudaMemPool_t *mem
 
 cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[28], 28);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[28], 28, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 28, (int)cubind_status);
@@ -1359,10 +1386,11 @@ typedef cudaError_t (*cubind__cudaDeviceSetMemPool_fn)(int device, cudaMemPool_t
 
 cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool)
 {
-    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[29], 29);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[29], 29, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 29, (int)cubind_status);
@@ -1373,10 +1401,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetMemPool_fn)(cudaMemPool_t *memPool, i
 
 cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int device)
 {
-    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[30], 30);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[30], 30, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 30, (int)cubind_status);
@@ -1387,10 +1416,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetNvSciSyncAttributes_fn)(void *nvSciSy
 
 cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[31], 31);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[31], 31, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 31, (int)cubind_status);
@@ -1401,10 +1431,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetP2PAttribute_fn)(int *value, enum cud
 
 cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[32], 32);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[32], 32, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 32, (int)cubind_status);
@@ -1415,10 +1446,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetP2PAtomicCapabilities_fn)(unsigned in
 
 cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[33], 33);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[33], 33, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 33, (int)cubind_status);
@@ -1429,10 +1461,11 @@ typedef cudaError_t (*cubind__cudaChooseDevice_fn)(int *device, const struct cud
 
 cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDeviceProp *prop)
 {
-    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[34], 34);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[34], 34, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, prop);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 34, (int)cubind_status);
@@ -1443,10 +1476,11 @@ typedef cudaError_t (*cubind__cudaInitDevice_fn)(int device, unsigned int device
 
 cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[35], 35);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[35], 35, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, deviceFlags, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 35, (int)cubind_status);
@@ -1457,10 +1491,11 @@ typedef cudaError_t (*cubind__cudaSetDevice_fn)(int device);
 
 cudaError_t cubind_runtime_set_device(int device)
 {
-    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[36], 36);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[36], 36, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 36, (int)cubind_status);
@@ -1471,10 +1506,11 @@ typedef cudaError_t (*cubind__cudaGetDevice_fn)(int *device);
 
 cudaError_t cubind_runtime_get_device(int *device)
 {
-    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[37], 37);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[37], 37, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 37, (int)cubind_status);
@@ -1485,10 +1521,11 @@ typedef cudaError_t (*cubind__cudaSetValidDevices_fn)(int *device_arr, int len);
 
 cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
 {
-    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__symbol(&cubind__runtime_symbols, &slots[38], 38);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__symbol(&cubind__runtime_symbols, &slots[38], 38, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device_arr, len);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 38, (int)cubind_status);
@@ -1499,10 +1536,11 @@ typedef cudaError_t (*cubind__cudaSetDeviceFlags_fn)(unsigned int flags);
 
 cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
 {
-    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[39], 39);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[39], 39, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 39, (int)cubind_status);
@@ -1513,10 +1551,11 @@ typedef cudaError_t (*cubind__cudaGetDeviceFlags_fn)(unsigned int *flags);
 
 cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
 {
-    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[40], 40);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[40], 40, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 40, (int)cubind_status);
@@ -1527,10 +1566,11 @@ typedef cudaError_t (*cubind__cudaStreamCreate_fn)(cudaStream_t *pStream);
 
 cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
 {
-    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[41], 41);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[41], 41, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 41, (int)cubind_status);
@@ -1541,10 +1581,11 @@ typedef cudaError_t (*cubind__cudaStreamCreateWithFlags_fn)(cudaStream_t *pStrea
 
 cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsigned int flags)
 {
-    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[42], 42);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[42], 42, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 42, (int)cubind_status);
@@ -1555,10 +1596,11 @@ typedef cudaError_t (*cubind__cudaStreamCreateWithPriority_fn)(cudaStream_t *pSt
 
 cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[43], 43);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[43], 43, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pStream, flags, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 43, (int)cubind_status);
@@ -1569,10 +1611,11 @@ typedef cudaError_t (*cubind__cudaStreamGetPriority_fn)(cudaStream_t hStream, in
 
 cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priority)
 {
-    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[44], 44);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[44], 44, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 44, (int)cubind_status);
@@ -1583,10 +1626,11 @@ typedef cudaError_t (*cubind__cudaStreamGetFlags_fn)(cudaStream_t hStream, unsig
 
 cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *flags)
 {
-    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[45], 45);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[45], 45, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 45, (int)cubind_status);
@@ -1597,10 +1641,11 @@ typedef cudaError_t (*cubind__cudaStreamGetId_fn)(cudaStream_t hStream, unsigned
 
 cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long long *streamId)
 {
-    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[46], 46);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[46], 46, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 46, (int)cubind_status);
@@ -1611,10 +1656,11 @@ typedef cudaError_t (*cubind__cudaStreamGetDevice_fn)(cudaStream_t hStream, int 
 
 cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
 {
-    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[47], 47);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[47], 47, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 47, (int)cubind_status);
@@ -1625,10 +1671,11 @@ typedef cudaError_t (*cubind__cudaCtxResetPersistingL2Cache_fn)(void);
 
 cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
 {
-    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__runtime_symbols, &slots[48], 48);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__runtime_symbols, &slots[48], 48, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 48, (int)cubind_status);
@@ -1639,10 +1686,11 @@ typedef cudaError_t (*cubind__cudaStreamCopyAttributes_fn)(cudaStream_t dst, cud
 
 cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t src)
 {
-    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[49], 49);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[49], 49, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 49, (int)cubind_status);
@@ -1653,10 +1701,11 @@ typedef cudaError_t (*cubind__cudaStreamGetAttribute_fn)(cudaStream_t hStream, c
 
 cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[50], 50);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[50], 50, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 50, (int)cubind_status);
@@ -1667,10 +1716,11 @@ typedef cudaError_t (*cubind__cudaStreamSetAttribute_fn)(cudaStream_t hStream, c
 
 cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[51], 51);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[51], 51, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 51, (int)cubind_status);
@@ -1681,10 +1731,11 @@ typedef cudaError_t (*cubind__cudaStreamDestroy_fn)(cudaStream_t stream);
 
 cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
 {
-    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[52], 52);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[52], 52, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 52, (int)cubind_status);
@@ -1695,10 +1746,11 @@ typedef cudaError_t (*cubind__cudaStreamWaitEvent_fn)(cudaStream_t stream, cudaE
 
 cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[53], 53);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[53], 53, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 53, (int)cubind_status);
@@ -1709,10 +1761,11 @@ typedef cudaError_t (*cubind__cudaStreamAddCallback_fn)(cudaStream_t stream, cud
 
 cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[54], 54);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[54], 54, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, callback, userData, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 54, (int)cubind_status);
@@ -1723,10 +1776,11 @@ typedef cudaError_t (*cubind__cudaStreamSynchronize_fn)(cudaStream_t stream);
 
 cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
 {
-    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[55], 55);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[55], 55, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 55, (int)cubind_status);
@@ -1737,10 +1791,11 @@ typedef cudaError_t (*cubind__cudaStreamQuery_fn)(cudaStream_t stream);
 
 cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
 {
-    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[56], 56);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[56], 56, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 56, (int)cubind_status);
@@ -1751,10 +1806,11 @@ typedef cudaError_t (*cubind__cudaStreamAttachMemAsync_fn)(cudaStream_t stream, 
 
 cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[57], 57);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[57], 57, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 57, (int)cubind_status);
@@ -1765,10 +1821,11 @@ typedef cudaError_t (*cubind__cudaStreamBeginCapture_fn)(cudaStream_t stream, en
 
 cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[58], 58);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[58], 58, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 58, (int)cubind_status);
@@ -1779,10 +1836,11 @@ typedef cudaError_t (*cubind__cudaStreamBeginCaptureToGraph_fn)(cudaStream_t str
 
 cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[59], 59);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[59], 59, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 59, (int)cubind_status);
@@ -1793,10 +1851,11 @@ typedef cudaError_t (*cubind__cudaThreadExchangeStreamCaptureMode_fn)(enum cudaS
 
 cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCaptureMode *mode)
 {
-    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[60], 60);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[60], 60, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mode);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 60, (int)cubind_status);
@@ -1807,10 +1866,11 @@ typedef cudaError_t (*cubind__cudaStreamEndCapture_fn)(cudaStream_t stream, cuda
 
 cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[61], 61);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[61], 61, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 61, (int)cubind_status);
@@ -1821,10 +1881,11 @@ typedef cudaError_t (*cubind__cudaStreamIsCapturing_fn)(cudaStream_t stream, enu
 
 cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__symbol(&cubind__runtime_symbols, &slots[62], 62);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__symbol(&cubind__runtime_symbols, &slots[62], 62, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, pCaptureStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 62, (int)cubind_status);
@@ -1835,10 +1896,11 @@ typedef cudaError_t (*cubind__cudaStreamGetCaptureInfo_fn)(cudaStream_t stream, 
 
 cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[63], 63);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[63], 63, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 63, (int)cubind_status);
@@ -1849,10 +1911,11 @@ typedef cudaError_t (*cubind__cudaStreamUpdateCaptureDependencies_fn)(cudaStream
 
 cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[64], 64);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[64], 64, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 64, (int)cubind_status);
@@ -1863,10 +1926,11 @@ typedef cudaError_t (*cubind__cudaEventCreate_fn)(cudaEvent_t *event);
 
 cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
 {
-    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[65], 65);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[65], 65, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 65, (int)cubind_status);
@@ -1877,10 +1941,11 @@ typedef cudaError_t (*cubind__cudaEventCreateWithFlags_fn)(cudaEvent_t *event, u
 
 cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned int flags)
 {
-    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[66], 66);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[66], 66, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 66, (int)cubind_status);
@@ -1891,10 +1956,11 @@ typedef cudaError_t (*cubind__cudaEventRecord_fn)(cudaEvent_t event, cudaStream_
 
 cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
 {
-    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__symbol(&cubind__runtime_symbols, &slots[67], 67);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__symbol(&cubind__runtime_symbols, &slots[67], 67, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 67, (int)cubind_status);
@@ -1905,10 +1971,11 @@ typedef cudaError_t (*cubind__cudaEventRecordWithFlags_fn)(cudaEvent_t event, cu
 
 cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[68], 68);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[68], 68, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event, stream, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 68, (int)cubind_status);
@@ -1919,10 +1986,11 @@ typedef cudaError_t (*cubind__cudaEventQuery_fn)(cudaEvent_t event);
 
 cudaError_t cubind_runtime_event_query(cudaEvent_t event)
 {
-    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[69], 69);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[69], 69, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 69, (int)cubind_status);
@@ -1933,10 +2001,11 @@ typedef cudaError_t (*cubind__cudaEventSynchronize_fn)(cudaEvent_t event);
 
 cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
 {
-    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[70], 70);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[70], 70, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 70, (int)cubind_status);
@@ -1947,10 +2016,11 @@ typedef cudaError_t (*cubind__cudaEventDestroy_fn)(cudaEvent_t event);
 
 cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
 {
-    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[71], 71);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[71], 71, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 71, (int)cubind_status);
@@ -1961,10 +2031,11 @@ typedef cudaError_t (*cubind__cudaEventElapsedTime_fn)(float *ms, cudaEvent_t st
 
 cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__symbol(&cubind__runtime_symbols, &slots[72], 72);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__symbol(&cubind__runtime_symbols, &slots[72], 72, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ms, start, end);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 72, (int)cubind_status);
@@ -1975,10 +2046,11 @@ typedef cudaError_t (*cubind__cudaImportExternalMemory_fn)(cudaExternalMemory_t 
 
 cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[73], 73);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[73], 73, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 73, (int)cubind_status);
@@ -1989,10 +2061,11 @@ typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedBuffer_fn)(void **devPt
 
 cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[74], 74);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[74], 74, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 74, (int)cubind_status);
@@ -2003,10 +2076,11 @@ typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)(cuda
 
 cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[75], 75);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[75], 75, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 75, (int)cubind_status);
@@ -2017,10 +2091,11 @@ typedef cudaError_t (*cubind__cudaDestroyExternalMemory_fn)(cudaExternalMemory_t
 
 cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
 {
-    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[76], 76);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[76], 76, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extMem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 76, (int)cubind_status);
@@ -2031,10 +2106,11 @@ typedef cudaError_t (*cubind__cudaImportExternalSemaphore_fn)(cudaExternalSemaph
 
 cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[77], 77);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[77], 77, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 77, (int)cubind_status);
@@ -2045,10 +2121,11 @@ typedef cudaError_t (*cubind__cudaSignalExternalSemaphoresAsync_fn)(const cudaEx
 
 cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[78], 78);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[78], 78, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 78, (int)cubind_status);
@@ -2059,10 +2136,11 @@ typedef cudaError_t (*cubind__cudaWaitExternalSemaphoresAsync_fn)(const cudaExte
 
 cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[79], 79);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[79], 79, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 79, (int)cubind_status);
@@ -2073,10 +2151,11 @@ typedef cudaError_t (*cubind__cudaDestroyExternalSemaphore_fn)(cudaExternalSemap
 
 cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t extSem)
 {
-    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[80], 80);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[80], 80, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(extSem);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 80, (int)cubind_status);
@@ -2087,10 +2166,11 @@ typedef cudaError_t (*cubind__cudaLaunchKernel_fn)(const void *func, dim3 gridDi
 
 cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[81], 81);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[81], 81, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 81, (int)cubind_status);
@@ -2101,10 +2181,11 @@ typedef cudaError_t (*cubind__cudaLaunchKernelExC_fn)(const cudaLaunchConfig_t *
 
 cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__symbol(&cubind__runtime_symbols, &slots[82], 82);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__symbol(&cubind__runtime_symbols, &slots[82], 82, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(config, func, args);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 82, (int)cubind_status);
@@ -2115,10 +2196,11 @@ typedef cudaError_t (*cubind__cudaLaunchCooperativeKernel_fn)(const void *func, 
 
 cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[83], 83);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[83], 83, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 83, (int)cubind_status);
@@ -2129,10 +2211,11 @@ typedef cudaError_t (*cubind__cudaFuncSetCacheConfig_fn)(const void *func, enum 
 
 cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFuncCache cacheConfig)
 {
-    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[84], 84);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[84], 84, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, cacheConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 84, (int)cubind_status);
@@ -2143,10 +2226,11 @@ typedef cudaError_t (*cubind__cudaFuncGetAttributes_fn)(struct cudaFuncAttribute
 
 cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[85], 85);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[85], 85, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(attr, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 85, (int)cubind_status);
@@ -2157,10 +2241,11 @@ typedef cudaError_t (*cubind__cudaFuncSetAttribute_fn)(const void *func, enum cu
 
 cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[86], 86);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[86], 86, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 86, (int)cubind_status);
@@ -2171,10 +2256,11 @@ typedef cudaError_t (*cubind__cudaFuncGetName_fn)(const char **name, const void 
 
 cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
 {
-    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[87], 87);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[87], 87, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(name, func);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 87, (int)cubind_status);
@@ -2185,10 +2271,11 @@ typedef cudaError_t (*cubind__cudaFuncGetParamInfo_fn)(const void *func, size_t 
 
 cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[88], 88);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[88], 88, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 88, (int)cubind_status);
@@ -2199,10 +2286,11 @@ typedef cudaError_t (*cubind__cudaLaunchHostFunc_fn)(cudaStream_t stream, cudaHo
 
 cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[89], 89);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[89], 89, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(stream, fn, userData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 89, (int)cubind_status);
@@ -2213,10 +2301,11 @@ typedef cudaError_t (*cubind__cudaFuncSetSharedMemConfig_fn)(const void *func, e
 
 cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cudaSharedMemConfig config)
 {
-    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[90], 90);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[90], 90, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(func, config);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 90, (int)cubind_status);
@@ -2227,10 +2316,11 @@ typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)(
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__runtime_symbols, &slots[91], 91);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__runtime_symbols, &slots[91], 91, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 91, (int)cubind_status);
@@ -2241,10 +2331,11 @@ typedef cudaError_t (*cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)(size
 
 cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__runtime_symbols, &slots[92], 92);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__runtime_symbols, &slots[92], 92, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 92, (int)cubind_status);
@@ -2255,10 +2346,11 @@ typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithF
 
 cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[93], 93);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[93], 93, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 93, (int)cubind_status);
@@ -2269,10 +2361,11 @@ typedef cudaError_t (*cubind__cudaOccupancyMaxPotentialClusterSize_fn)(int *clus
 
 cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[94], 94);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[94], 94, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 94, (int)cubind_status);
@@ -2283,10 +2376,11 @@ typedef cudaError_t (*cubind__cudaOccupancyMaxActiveClusters_fn)(int *numCluster
 
 cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__runtime_symbols, &slots[95], 95);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__runtime_symbols, &slots[95], 95, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 95, (int)cubind_status);
@@ -2297,10 +2391,11 @@ typedef cudaError_t (*cubind__cudaMallocManaged_fn)(void **devPtr, size_t size, 
 
 cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned int flags)
 {
-    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[96], 96);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[96], 96, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 96, (int)cubind_status);
@@ -2311,10 +2406,11 @@ typedef cudaError_t (*cubind__cudaMalloc_fn)(void **devPtr, size_t size);
 
 cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
 {
-    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[97], 97);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[97], 97, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 97, (int)cubind_status);
@@ -2325,10 +2421,11 @@ typedef cudaError_t (*cubind__cudaMallocHost_fn)(void **ptr, size_t size);
 
 cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
 {
-    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[98], 98);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[98], 98, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 98, (int)cubind_status);
@@ -2339,10 +2436,11 @@ typedef cudaError_t (*cubind__cudaMallocPitch_fn)(void **devPtr, size_t *pitch, 
 
 cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[99], 99);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[99], 99, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 99, (int)cubind_status);
@@ -2353,10 +2451,11 @@ typedef cudaError_t (*cubind__cudaMallocArray_fn)(cudaArray_t *array, const stru
 
 cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[100], 100);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[100], 100, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, desc, width, height, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 100, (int)cubind_status);
@@ -2367,10 +2466,11 @@ typedef cudaError_t (*cubind__cudaFree_fn)(void *devPtr);
 
 cudaError_t cubind_runtime_free(void *devPtr)
 {
-    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__symbol(&cubind__runtime_symbols, &slots[101], 101);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__symbol(&cubind__runtime_symbols, &slots[101], 101, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 101, (int)cubind_status);
@@ -2381,10 +2481,11 @@ typedef cudaError_t (*cubind__cudaFreeHost_fn)(void *ptr);
 
 cudaError_t cubind_runtime_free_host(void *ptr)
 {
-    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[102], 102);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[102], 102, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 102, (int)cubind_status);
@@ -2395,10 +2496,11 @@ typedef cudaError_t (*cubind__cudaFreeArray_fn)(cudaArray_t array);
 
 cudaError_t cubind_runtime_free_array(cudaArray_t array)
 {
-    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[103], 103);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[103], 103, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 103, (int)cubind_status);
@@ -2409,10 +2511,11 @@ typedef cudaError_t (*cubind__cudaFreeMipmappedArray_fn)(cudaMipmappedArray_t mi
 
 cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedArray)
 {
-    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[104], 104);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[104], 104, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 104, (int)cubind_status);
@@ -2423,10 +2526,11 @@ typedef cudaError_t (*cubind__cudaHostAlloc_fn)(void **pHost, size_t size, unsig
 
 cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int flags)
 {
-    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[105], 105);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[105], 105, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pHost, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 105, (int)cubind_status);
@@ -2437,10 +2541,11 @@ typedef cudaError_t (*cubind__cudaHostRegister_fn)(void *ptr, size_t size, unsig
 
 cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int flags)
 {
-    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[106], 106);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[106], 106, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 106, (int)cubind_status);
@@ -2451,10 +2556,11 @@ typedef cudaError_t (*cubind__cudaHostUnregister_fn)(void *ptr);
 
 cudaError_t cubind_runtime_host_unregister(void *ptr)
 {
-    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[107], 107);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[107], 107, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 107, (int)cubind_status);
@@ -2465,10 +2571,11 @@ typedef cudaError_t (*cubind__cudaHostGetDevicePointer_fn)(void **pDevice, void 
 
 cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[108], 108);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[108], 108, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pDevice, pHost, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 108, (int)cubind_status);
@@ -2479,10 +2586,11 @@ typedef cudaError_t (*cubind__cudaHostGetFlags_fn)(unsigned int *pFlags, void *p
 
 cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
 {
-    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[109], 109);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[109], 109, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pFlags, pHost);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 109, (int)cubind_status);
@@ -2493,10 +2601,11 @@ typedef cudaError_t (*cubind__cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDev
 
 cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
-    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[110], 110);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[110], 110, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 110, (int)cubind_status);
@@ -2507,10 +2616,11 @@ typedef cudaError_t (*cubind__cudaMalloc3DArray_fn)(cudaArray_t *array, const st
 
 cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
-    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[111], 111);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[111], 111, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, desc, extent, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 111, (int)cubind_status);
@@ -2521,10 +2631,11 @@ typedef cudaError_t (*cubind__cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t 
 
 cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[112], 112);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[112], 112, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 112, (int)cubind_status);
@@ -2535,10 +2646,11 @@ typedef cudaError_t (*cubind__cudaGetMipmappedArrayLevel_fn)(cudaArray_t *levelA
 
 cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[113], 113);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[113], 113, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 113, (int)cubind_status);
@@ -2549,10 +2661,11 @@ typedef cudaError_t (*cubind__cudaMemcpy3D_fn)(const struct cudaMemcpy3DParms *p
 
 cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
 {
-    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[114], 114);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[114], 114, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 114, (int)cubind_status);
@@ -2563,10 +2676,11 @@ typedef cudaError_t (*cubind__cudaMemcpy3DPeer_fn)(const struct cudaMemcpy3DPeer
 
 cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
 {
-    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[115], 115);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[115], 115, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 115, (int)cubind_status);
@@ -2577,10 +2691,11 @@ typedef cudaError_t (*cubind__cudaMemcpy3DAsync_fn)(const struct cudaMemcpy3DPar
 
 cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[116], 116);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[116], 116, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 116, (int)cubind_status);
@@ -2591,10 +2706,11 @@ typedef cudaError_t (*cubind__cudaMemcpy3DPeerAsync_fn)(const struct cudaMemcpy3
 
 cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[117], 117);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[117], 117, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(p, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 117, (int)cubind_status);
@@ -2605,10 +2721,11 @@ typedef cudaError_t (*cubind__cudaMemGetInfo_fn)(size_t *free, size_t *total);
 
 cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
 {
-    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[118], 118);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[118], 118, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(free, total);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 118, (int)cubind_status);
@@ -2619,10 +2736,11 @@ typedef cudaError_t (*cubind__cudaArrayGetInfo_fn)(struct cudaChannelFormatDesc 
 
 cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[119], 119);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[119], 119, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, extent, flags, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 119, (int)cubind_status);
@@ -2633,10 +2751,11 @@ typedef cudaError_t (*cubind__cudaArrayGetPlane_fn)(cudaArray_t *pPlaneArray, cu
 
 cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__symbol(&cubind__runtime_symbols, &slots[120], 120);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__symbol(&cubind__runtime_symbols, &slots[120], 120, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 120, (int)cubind_status);
@@ -2647,10 +2766,11 @@ typedef cudaError_t (*cubind__cudaArrayGetMemoryRequirements_fn)(struct cudaArra
 
 cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[121], 121);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[121], 121, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 121, (int)cubind_status);
@@ -2661,10 +2781,11 @@ typedef cudaError_t (*cubind__cudaMipmappedArrayGetMemoryRequirements_fn)(struct
 
 cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[122], 122);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[122], 122, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 122, (int)cubind_status);
@@ -2675,10 +2796,11 @@ typedef cudaError_t (*cubind__cudaArrayGetSparseProperties_fn)(struct cudaArrayS
 
 cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[123], 123);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[123], 123, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 123, (int)cubind_status);
@@ -2689,10 +2811,11 @@ typedef cudaError_t (*cubind__cudaMipmappedArrayGetSparseProperties_fn)(struct c
 
 cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[124], 124);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[124], 124, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 124, (int)cubind_status);
@@ -2703,10 +2826,11 @@ typedef cudaError_t (*cubind__cudaMemcpy_fn)(void *dst, const void *src, size_t 
 
 cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[125], 125);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[125], 125, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 125, (int)cubind_status);
@@ -2717,10 +2841,11 @@ typedef cudaError_t (*cubind__cudaMemcpyPeer_fn)(void *dst, int dstDevice, const
 
 cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[126], 126);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[126], 126, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 126, (int)cubind_status);
@@ -2731,10 +2856,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2D_fn)(void *dst, size_t dpitch, const v
 
 cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[127], 127);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[127], 127, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 127, (int)cubind_status);
@@ -2745,10 +2871,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DToArray_fn)(cudaArray_t dst, size_t wO
 
 cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[128], 128);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[128], 128, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 128, (int)cubind_status);
@@ -2759,10 +2886,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DFromArray_fn)(void *dst, size_t dpitch
 
 cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[129], 129);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[129], 129, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 129, (int)cubind_status);
@@ -2773,10 +2901,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DArrayToArray_fn)(cudaArray_t dst, size
 
 cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[130], 130);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[130], 130, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 130, (int)cubind_status);
@@ -2787,10 +2916,11 @@ typedef cudaError_t (*cubind__cudaMemcpyToSymbol_fn)(const void *symbol, const v
 
 cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[131], 131);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[131], 131, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 131, (int)cubind_status);
@@ -2801,10 +2931,11 @@ typedef cudaError_t (*cubind__cudaMemcpyFromSymbol_fn)(void *dst, const void *sy
 
 cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[132], 132);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[132], 132, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 132, (int)cubind_status);
@@ -2815,10 +2946,11 @@ typedef cudaError_t (*cubind__cudaMemcpyAsync_fn)(void *dst, const void *src, si
 
 cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[133], 133);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[133], 133, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 133, (int)cubind_status);
@@ -2829,10 +2961,11 @@ typedef cudaError_t (*cubind__cudaMemcpyPeerAsync_fn)(void *dst, int dstDevice, 
 
 cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[134], 134);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[134], 134, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 134, (int)cubind_status);
@@ -2843,10 +2976,11 @@ typedef cudaError_t (*cubind__cudaMemcpyBatchAsync_fn)(void *const *dsts, const 
 
 cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[135], 135);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[135], 135, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 135, (int)cubind_status);
@@ -2857,10 +2991,11 @@ typedef cudaError_t (*cubind__cudaMemcpy3DBatchAsync_fn)(size_t numOps, struct c
 
 cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[136], 136);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[136], 136, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 136, (int)cubind_status);
@@ -2871,10 +3006,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DAsync_fn)(void *dst, size_t dpitch, co
 
 cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[137], 137);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[137], 137, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 137, (int)cubind_status);
@@ -2885,10 +3021,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DToArrayAsync_fn)(cudaArray_t dst, size
 
 cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[138], 138);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[138], 138, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 138, (int)cubind_status);
@@ -2899,10 +3036,11 @@ typedef cudaError_t (*cubind__cudaMemcpy2DFromArrayAsync_fn)(void *dst, size_t d
 
 cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[139], 139);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[139], 139, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 139, (int)cubind_status);
@@ -2913,10 +3051,11 @@ typedef cudaError_t (*cubind__cudaMemcpyToSymbolAsync_fn)(const void *symbol, co
 
 cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[140], 140);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[140], 140, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 140, (int)cubind_status);
@@ -2927,10 +3066,11 @@ typedef cudaError_t (*cubind__cudaMemcpyFromSymbolAsync_fn)(void *dst, const voi
 
 cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[141], 141);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[141], 141, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 141, (int)cubind_status);
@@ -2941,10 +3081,11 @@ typedef cudaError_t (*cubind__cudaMemset_fn)(void *devPtr, int value, size_t cou
 
 cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
 {
-    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[142], 142);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[142], 142, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, value, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 142, (int)cubind_status);
@@ -2955,10 +3096,11 @@ typedef cudaError_t (*cubind__cudaMemset2D_fn)(void *devPtr, size_t pitch, int v
 
 cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[143], 143);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[143], 143, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 143, (int)cubind_status);
@@ -2969,10 +3111,11 @@ typedef cudaError_t (*cubind__cudaMemset3D_fn)(struct cudaPitchedPtr pitchedDevP
 
 cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
-    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[144], 144);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[144], 144, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, value, extent);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 144, (int)cubind_status);
@@ -2983,10 +3126,11 @@ typedef cudaError_t (*cubind__cudaMemsetAsync_fn)(void *devPtr, int value, size_
 
 cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[145], 145);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[145], 145, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, value, count, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 145, (int)cubind_status);
@@ -2997,10 +3141,11 @@ typedef cudaError_t (*cubind__cudaMemset2DAsync_fn)(void *devPtr, size_t pitch, 
 
 cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[146], 146);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[146], 146, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 146, (int)cubind_status);
@@ -3011,10 +3156,11 @@ typedef cudaError_t (*cubind__cudaMemset3DAsync_fn)(struct cudaPitchedPtr pitche
 
 cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
-    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[147], 147);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[147], 147, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 147, (int)cubind_status);
@@ -3025,10 +3171,11 @@ typedef cudaError_t (*cubind__cudaGetSymbolAddress_fn)(void **devPtr, const void
 
 cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
 {
-    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__symbol(&cubind__runtime_symbols, &slots[148], 148);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__symbol(&cubind__runtime_symbols, &slots[148], 148, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 148, (int)cubind_status);
@@ -3039,10 +3186,11 @@ typedef cudaError_t (*cubind__cudaGetSymbolSize_fn)(size_t *size, const void *sy
 
 cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
 {
-    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[149], 149);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[149], 149, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(size, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 149, (int)cubind_status);
@@ -3053,10 +3201,11 @@ typedef cudaError_t (*cubind__cudaMemPrefetchAsync_fn)(const void *devPtr, size_
 
 cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
-    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[150], 150);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[150], 150, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, location, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 150, (int)cubind_status);
@@ -3067,10 +3216,11 @@ typedef cudaError_t (*cubind__cudaMemPrefetchBatchAsync_fn)(void **dptrs, size_t
 
 cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[151], 151);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[151], 151, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 151, (int)cubind_status);
@@ -3081,10 +3231,11 @@ typedef cudaError_t (*cubind__cudaMemDiscardBatchAsync_fn)(void **dptrs, size_t 
 
 cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[152], 152);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[152], 152, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 152, (int)cubind_status);
@@ -3095,10 +3246,11 @@ typedef cudaError_t (*cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)(void **dpt
 
 cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[153], 153);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[153], 153, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 153, (int)cubind_status);
@@ -3109,10 +3261,11 @@ typedef cudaError_t (*cubind__cudaMemAdvise_fn)(const void *devPtr, size_t count
 
 cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
-    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__symbol(&cubind__runtime_symbols, &slots[154], 154);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__symbol(&cubind__runtime_symbols, &slots[154], 154, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 154, (int)cubind_status);
@@ -3123,10 +3276,11 @@ typedef cudaError_t (*cubind__cudaMemRangeGetAttribute_fn)(void *data, size_t da
 
 cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[155], 155);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[155], 155, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 155, (int)cubind_status);
@@ -3137,10 +3291,11 @@ typedef cudaError_t (*cubind__cudaMemRangeGetAttributes_fn)(void **data, size_t 
 
 cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[156], 156);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[156], 156, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 156, (int)cubind_status);
@@ -3151,10 +3306,11 @@ typedef cudaError_t (*cubind__cudaMemcpyToArray_fn)(cudaArray_t dst, size_t wOff
 
 cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[157], 157);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[157], 157, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 157, (int)cubind_status);
@@ -3165,10 +3321,11 @@ typedef cudaError_t (*cubind__cudaMemcpyFromArray_fn)(void *dst, cudaArray_const
 
 cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[158], 158);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[158], 158, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 158, (int)cubind_status);
@@ -3179,10 +3336,11 @@ typedef cudaError_t (*cubind__cudaMemcpyArrayToArray_fn)(cudaArray_t dst, size_t
 
 cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[159], 159);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[159], 159, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 159, (int)cubind_status);
@@ -3193,10 +3351,11 @@ typedef cudaError_t (*cubind__cudaMemcpyToArrayAsync_fn)(cudaArray_t dst, size_t
 
 cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[160], 160);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[160], 160, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 160, (int)cubind_status);
@@ -3207,10 +3366,11 @@ typedef cudaError_t (*cubind__cudaMemcpyFromArrayAsync_fn)(void *dst, cudaArray_
 
 cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[161], 161);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[161], 161, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 161, (int)cubind_status);
@@ -3221,10 +3381,11 @@ typedef cudaError_t (*cubind__cudaMallocAsync_fn)(void **devPtr, size_t size, cu
 
 cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[162], 162);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[162], 162, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 162, (int)cubind_status);
@@ -3235,10 +3396,11 @@ typedef cudaError_t (*cubind__cudaFreeAsync_fn)(void *devPtr, cudaStream_t hStre
 
 cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
 {
-    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[163], 163);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[163], 163, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, hStream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 163, (int)cubind_status);
@@ -3249,10 +3411,11 @@ typedef cudaError_t (*cubind__cudaMemPoolTrimTo_fn)(cudaMemPool_t memPool, size_
 
 cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[164], 164);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[164], 164, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 164, (int)cubind_status);
@@ -3263,10 +3426,11 @@ typedef cudaError_t (*cubind__cudaMemPoolSetAttribute_fn)(cudaMemPool_t memPool,
 
 cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[165], 165);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[165], 165, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 165, (int)cubind_status);
@@ -3277,10 +3441,11 @@ typedef cudaError_t (*cubind__cudaMemPoolGetAttribute_fn)(cudaMemPool_t memPool,
 
 cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[166], 166);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[166], 166, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 166, (int)cubind_status);
@@ -3291,10 +3456,11 @@ typedef cudaError_t (*cubind__cudaMemPoolSetAccess_fn)(cudaMemPool_t memPool, co
 
 cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[167], 167);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[167], 167, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, descList, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 167, (int)cubind_status);
@@ -3305,10 +3471,11 @@ typedef cudaError_t (*cubind__cudaMemPoolGetAccess_fn)(enum cudaMemAccessFlags *
 
 cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[168], 168);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[168], 168, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 168, (int)cubind_status);
@@ -3319,10 +3486,11 @@ typedef cudaError_t (*cubind__cudaMemPoolCreate_fn)(cudaMemPool_t *memPool, cons
 
 cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[169], 169);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[169], 169, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, poolProps);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 169, (int)cubind_status);
@@ -3333,10 +3501,11 @@ typedef cudaError_t (*cubind__cudaMemPoolDestroy_fn)(cudaMemPool_t memPool);
 
 cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
 {
-    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[170], 170);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[170], 170, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 170, (int)cubind_status);
@@ -3347,10 +3516,11 @@ typedef cudaError_t (*cubind__cudaMemGetDefaultMemPool_fn)(cudaMemPool_t *memPoo
 
 cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[171], 171);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[171], 171, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 171, (int)cubind_status);
@@ -3361,10 +3531,11 @@ typedef cudaError_t (*cubind__cudaMemGetMemPool_fn)(cudaMemPool_t *memPool, stru
 
 cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[172], 172);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[172], 172, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 172, (int)cubind_status);
@@ -3375,10 +3546,11 @@ typedef cudaError_t (*cubind__cudaMemSetMemPool_fn)(struct cudaMemLocation *loca
 
 cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[173], 173);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[173], 173, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(location, type, memPool);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 173, (int)cubind_status);
@@ -3389,10 +3561,11 @@ typedef cudaError_t (*cubind__cudaMallocFromPoolAsync_fn)(void **ptr, size_t siz
 
 cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[174], 174);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[174], 174, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 174, (int)cubind_status);
@@ -3403,10 +3576,11 @@ typedef cudaError_t (*cubind__cudaMemPoolExportToShareableHandle_fn)(void *share
 
 cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[175], 175);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[175], 175, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 175, (int)cubind_status);
@@ -3417,10 +3591,11 @@ typedef cudaError_t (*cubind__cudaMemPoolImportFromShareableHandle_fn)(cudaMemPo
 
 cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[176], 176);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[176], 176, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 176, (int)cubind_status);
@@ -3431,10 +3606,11 @@ typedef cudaError_t (*cubind__cudaMemPoolExportPointer_fn)(struct cudaMemPoolPtr
 
 cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[177], 177);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[177], 177, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(exportData, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 177, (int)cubind_status);
@@ -3445,10 +3621,11 @@ typedef cudaError_t (*cubind__cudaMemPoolImportPointer_fn)(void **ptr, cudaMemPo
 
 cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[178], 178);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[178], 178, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, memPool, exportData);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 178, (int)cubind_status);
@@ -3459,10 +3636,11 @@ typedef cudaError_t (*cubind__cudaPointerGetAttributes_fn)(struct cudaPointerAtt
 
 cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[179], 179);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[179], 179, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(attributes, ptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 179, (int)cubind_status);
@@ -3473,10 +3651,11 @@ typedef cudaError_t (*cubind__cudaDeviceCanAccessPeer_fn)(int *canAccessPeer, in
 
 cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device, int peerDevice)
 {
-    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[180], 180);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[180], 180, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 180, (int)cubind_status);
@@ -3487,10 +3666,11 @@ typedef cudaError_t (*cubind__cudaDeviceEnablePeerAccess_fn)(int peerDevice, uns
 
 cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned int flags)
 {
-    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[181], 181);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[181], 181, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(peerDevice, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 181, (int)cubind_status);
@@ -3501,10 +3681,11 @@ typedef cudaError_t (*cubind__cudaDeviceDisablePeerAccess_fn)(int peerDevice);
 
 cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
 {
-    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[182], 182);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[182], 182, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(peerDevice);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 182, (int)cubind_status);
@@ -3515,10 +3696,11 @@ typedef cudaError_t (*cubind__cudaGraphicsUnregisterResource_fn)(cudaGraphicsRes
 
 cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__symbol(&cubind__runtime_symbols, &slots[183], 183);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__symbol(&cubind__runtime_symbols, &slots[183], 183, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 183, (int)cubind_status);
@@ -3529,10 +3711,11 @@ typedef cudaError_t (*cubind__cudaGraphicsResourceSetMapFlags_fn)(cudaGraphicsRe
 
 cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[184], 184);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[184], 184, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(resource, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 184, (int)cubind_status);
@@ -3543,10 +3726,11 @@ typedef cudaError_t (*cubind__cudaGraphicsMapResources_fn)(int count, cudaGraphi
 
 cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[185], 185);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[185], 185, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 185, (int)cubind_status);
@@ -3557,10 +3741,11 @@ typedef cudaError_t (*cubind__cudaGraphicsUnmapResources_fn)(int count, cudaGrap
 
 cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[186], 186);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[186], 186, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 186, (int)cubind_status);
@@ -3571,10 +3756,11 @@ typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedPointer_fn)(void **de
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[187], 187);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[187], 187, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(devPtr, size, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 187, (int)cubind_status);
@@ -3585,10 +3771,11 @@ typedef cudaError_t (*cubind__cudaGraphicsSubResourceGetMappedArray_fn)(cudaArra
 
 cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[188], 188);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[188], 188, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 188, (int)cubind_status);
@@ -3599,10 +3786,11 @@ typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)(cu
 
 cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[189], 189);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[189], 189, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(mipmappedArray, resource);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 189, (int)cubind_status);
@@ -3613,10 +3801,11 @@ typedef cudaError_t (*cubind__cudaGetChannelDesc_fn)(struct cudaChannelFormatDes
 
 cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[190], 190);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[190], 190, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, array);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 190, (int)cubind_status);
@@ -3627,7 +3816,7 @@ typedef struct cudaChannelFormatDesc (*cubind__cudaCreateChannelDesc_fn)(int x, 
 
 struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
-    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[191], 191);
+    cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[191], 191, NULL);
     static const struct cudaChannelFormatDesc cubind_zero; /* all zero: returned when the call cannot be made */
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return cubind_zero;
@@ -3638,10 +3827,11 @@ typedef cudaError_t (*cubind__cudaCreateTextureObject_fn)(cudaTextureObject_t *p
 
 cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[192], 192);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[192], 192, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 192, (int)cubind_status);
@@ -3652,10 +3842,11 @@ typedef cudaError_t (*cubind__cudaDestroyTextureObject_fn)(cudaTextureObject_t t
 
 cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
 {
-    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[193], 193);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[193], 193, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 193, (int)cubind_status);
@@ -3666,10 +3857,11 @@ typedef cudaError_t (*cubind__cudaGetTextureObjectResourceDesc_fn)(struct cudaRe
 
 cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[194], 194);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[194], 194, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 194, (int)cubind_status);
@@ -3680,10 +3872,11 @@ typedef cudaError_t (*cubind__cudaGetTextureObjectTextureDesc_fn)(struct cudaTex
 
 cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[195], 195);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[195], 195, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 195, (int)cubind_status);
@@ -3694,10 +3887,11 @@ typedef cudaError_t (*cubind__cudaGetTextureObjectResourceViewDesc_fn)(struct cu
 
 cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[196], 196);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[196], 196, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 196, (int)cubind_status);
@@ -3708,10 +3902,11 @@ typedef cudaError_t (*cubind__cudaCreateSurfaceObject_fn)(cudaSurfaceObject_t *p
 
 cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[197], 197);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[197], 197, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 197, (int)cubind_status);
@@ -3722,10 +3917,11 @@ typedef cudaError_t (*cubind__cudaDestroySurfaceObject_fn)(cudaSurfaceObject_t s
 
 cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[198], 198);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[198], 198, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 198, (int)cubind_status);
@@ -3736,10 +3932,11 @@ typedef cudaError_t (*cubind__cudaGetSurfaceObjectResourceDesc_fn)(struct cudaRe
 
 cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[199], 199);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[199], 199, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 199, (int)cubind_status);
@@ -3750,10 +3947,11 @@ typedef cudaError_t (*cubind__cudaDriverGetVersion_fn)(int *driverVersion);
 
 cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
 {
-    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[200], 200);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[200], 200, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(driverVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 200, (int)cubind_status);
@@ -3764,10 +3962,11 @@ typedef cudaError_t (*cubind__cudaRuntimeGetVersion_fn)(int *runtimeVersion);
 
 cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
 {
-    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[201], 201);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[201], 201, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(runtimeVersion);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 201, (int)cubind_status);
@@ -3778,10 +3977,11 @@ typedef cudaError_t (*cubind__cudaLogsRegisterCallback_fn)(cudaLogsCallback_t ca
 
 cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[202], 202);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[202], 202, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 202, (int)cubind_status);
@@ -3792,10 +3992,11 @@ typedef cudaError_t (*cubind__cudaLogsUnregisterCallback_fn)(cudaLogsCallbackHan
 
 cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callback)
 {
-    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[203], 203);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[203], 203, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 203, (int)cubind_status);
@@ -3806,10 +4007,11 @@ typedef cudaError_t (*cubind__cudaLogsCurrent_fn)(cudaLogIterator *iterator_out,
 
 cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[204], 204);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[204], 204, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 204, (int)cubind_status);
@@ -3820,10 +4022,11 @@ typedef cudaError_t (*cubind__cudaLogsDumpToFile_fn)(cudaLogIterator *iterator, 
 
 cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[205], 205);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[205], 205, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 205, (int)cubind_status);
@@ -3834,10 +4037,11 @@ typedef cudaError_t (*cubind__cudaLogsDumpToMemory_fn)(cudaLogIterator *iterator
 
 cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[206], 206);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[206], 206, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 206, (int)cubind_status);
@@ -3848,10 +4052,11 @@ typedef cudaError_t (*cubind__cudaGraphCreate_fn)(cudaGraph_t *pGraph, unsigned 
 
 cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
 {
-    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[207], 207);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[207], 207, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 207, (int)cubind_status);
@@ -3862,10 +4067,11 @@ typedef cudaError_t (*cubind__cudaGraphAddKernelNode_fn)(cudaGraphNode_t *pGraph
 
 cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[208], 208);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[208], 208, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 208, (int)cubind_status);
@@ -3876,10 +4082,11 @@ typedef cudaError_t (*cubind__cudaGraphKernelNodeGetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[209], 209);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[209], 209, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 209, (int)cubind_status);
@@ -3890,10 +4097,11 @@ typedef cudaError_t (*cubind__cudaGraphKernelNodeSetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[210], 210);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[210], 210, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 210, (int)cubind_status);
@@ -3904,10 +4112,11 @@ typedef cudaError_t (*cubind__cudaGraphKernelNodeCopyAttributes_fn)(cudaGraphNod
 
 cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[211], 211);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[211], 211, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hDst, hSrc);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 211, (int)cubind_status);
@@ -3918,10 +4127,11 @@ typedef cudaError_t (*cubind__cudaGraphKernelNodeGetAttribute_fn)(cudaGraphNode_
 
 cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[212], 212);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[212], 212, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 212, (int)cubind_status);
@@ -3932,10 +4142,11 @@ typedef cudaError_t (*cubind__cudaGraphKernelNodeSetAttribute_fn)(cudaGraphNode_
 
 cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[213], 213);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[213], 213, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 213, (int)cubind_status);
@@ -3946,10 +4157,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode_fn)(cudaGraphNode_t *pGraph
 
 cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[214], 214);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[214], 214, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 214, (int)cubind_status);
@@ -3960,10 +4172,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeToSymbol_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[215], 215);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[215], 215, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 215, (int)cubind_status);
@@ -3974,10 +4187,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)(cudaGraphNode
 
 cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[216], 216);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[216], 216, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 216, (int)cubind_status);
@@ -3988,10 +4202,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode1D_fn)(cudaGraphNode_t *pGra
 
 cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[217], 217);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[217], 217, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 217, (int)cubind_status);
@@ -4002,10 +4217,11 @@ typedef cudaError_t (*cubind__cudaGraphMemcpyNodeGetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[218], 218);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[218], 218, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 218, (int)cubind_status);
@@ -4016,10 +4232,11 @@ typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[219], 219);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[219], 219, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 219, (int)cubind_status);
@@ -4030,10 +4247,11 @@ typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)(cudaGraph
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[220], 220);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[220], 220, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 220, (int)cubind_status);
@@ -4044,10 +4262,11 @@ typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)(cudaGra
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[221], 221);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[221], 221, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 221, (int)cubind_status);
@@ -4058,10 +4277,11 @@ typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams1D_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[222], 222);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[222], 222, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 222, (int)cubind_status);
@@ -4072,10 +4292,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemsetNode_fn)(cudaGraphNode_t *pGraph
 
 cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[223], 223);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[223], 223, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 223, (int)cubind_status);
@@ -4086,10 +4307,11 @@ typedef cudaError_t (*cubind__cudaGraphMemsetNodeGetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[224], 224);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[224], 224, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 224, (int)cubind_status);
@@ -4100,10 +4322,11 @@ typedef cudaError_t (*cubind__cudaGraphMemsetNodeSetParams_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[225], 225);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[225], 225, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 225, (int)cubind_status);
@@ -4114,10 +4337,11 @@ typedef cudaError_t (*cubind__cudaGraphAddHostNode_fn)(cudaGraphNode_t *pGraphNo
 
 cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[226], 226);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[226], 226, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 226, (int)cubind_status);
@@ -4128,10 +4352,11 @@ typedef cudaError_t (*cubind__cudaGraphHostNodeGetParams_fn)(cudaGraphNode_t nod
 
 cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[227], 227);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[227], 227, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 227, (int)cubind_status);
@@ -4142,10 +4367,11 @@ typedef cudaError_t (*cubind__cudaGraphHostNodeSetParams_fn)(cudaGraphNode_t nod
 
 cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[228], 228);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[228], 228, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 228, (int)cubind_status);
@@ -4156,10 +4382,11 @@ typedef cudaError_t (*cubind__cudaGraphAddChildGraphNode_fn)(cudaGraphNode_t *pG
 
 cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[229], 229);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[229], 229, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 229, (int)cubind_status);
@@ -4170,10 +4397,11 @@ typedef cudaError_t (*cubind__cudaGraphChildGraphNodeGetGraph_fn)(cudaGraphNode_
 
 cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[230], 230);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[230], 230, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 230, (int)cubind_status);
@@ -4184,10 +4412,11 @@ typedef cudaError_t (*cubind__cudaGraphAddEmptyNode_fn)(cudaGraphNode_t *pGraphN
 
 cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[231], 231);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[231], 231, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 231, (int)cubind_status);
@@ -4198,10 +4427,11 @@ typedef cudaError_t (*cubind__cudaGraphAddEventRecordNode_fn)(cudaGraphNode_t *p
 
 cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[232], 232);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[232], 232, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 232, (int)cubind_status);
@@ -4212,10 +4442,11 @@ typedef cudaError_t (*cubind__cudaGraphEventRecordNodeGetEvent_fn)(cudaGraphNode
 
 cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[233], 233);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[233], 233, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 233, (int)cubind_status);
@@ -4226,10 +4457,11 @@ typedef cudaError_t (*cubind__cudaGraphEventRecordNodeSetEvent_fn)(cudaGraphNode
 
 cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[234], 234);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[234], 234, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 234, (int)cubind_status);
@@ -4240,10 +4472,11 @@ typedef cudaError_t (*cubind__cudaGraphAddEventWaitNode_fn)(cudaGraphNode_t *pGr
 
 cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[235], 235);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[235], 235, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 235, (int)cubind_status);
@@ -4254,10 +4487,11 @@ typedef cudaError_t (*cubind__cudaGraphEventWaitNodeGetEvent_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[236], 236);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[236], 236, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 236, (int)cubind_status);
@@ -4268,10 +4502,11 @@ typedef cudaError_t (*cubind__cudaGraphEventWaitNodeSetEvent_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[237], 237);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[237], 237, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 237, (int)cubind_status);
@@ -4282,10 +4517,11 @@ typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)(cudaG
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[238], 238);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[238], 238, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 238, (int)cubind_status);
@@ -4296,10 +4532,11 @@ typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[239], 239);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[239], 239, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 239, (int)cubind_status);
@@ -4310,10 +4547,11 @@ typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)
 
 cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[240], 240);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[240], 240, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 240, (int)cubind_status);
@@ -4324,10 +4562,11 @@ typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)(cudaGra
 
 cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[241], 241);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[241], 241, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 241, (int)cubind_status);
@@ -4338,10 +4577,11 @@ typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)(c
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[242], 242);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[242], 242, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 242, (int)cubind_status);
@@ -4352,10 +4592,11 @@ typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)(c
 
 cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[243], 243);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[243], 243, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 243, (int)cubind_status);
@@ -4366,10 +4607,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemAllocNode_fn)(cudaGraphNode_t *pGra
 
 cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[244], 244);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[244], 244, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 244, (int)cubind_status);
@@ -4380,10 +4622,11 @@ typedef cudaError_t (*cubind__cudaGraphMemAllocNodeGetParams_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[245], 245);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[245], 245, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, params_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 245, (int)cubind_status);
@@ -4394,10 +4637,11 @@ typedef cudaError_t (*cubind__cudaGraphAddMemFreeNode_fn)(cudaGraphNode_t *pGrap
 
 cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[246], 246);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[246], 246, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 246, (int)cubind_status);
@@ -4408,10 +4652,11 @@ typedef cudaError_t (*cubind__cudaGraphMemFreeNodeGetParams_fn)(cudaGraphNode_t 
 
 cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, void *dptr_out)
 {
-    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[247], 247);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[247], 247, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, dptr_out);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 247, (int)cubind_status);
@@ -4422,10 +4667,11 @@ typedef cudaError_t (*cubind__cudaDeviceGraphMemTrim_fn)(int device);
 
 cudaError_t cubind_runtime_device_graph_mem_trim(int device)
 {
-    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__symbol(&cubind__runtime_symbols, &slots[248], 248);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__symbol(&cubind__runtime_symbols, &slots[248], 248, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 248, (int)cubind_status);
@@ -4436,10 +4682,11 @@ typedef cudaError_t (*cubind__cudaDeviceGetGraphMemAttribute_fn)(int device, enu
 
 cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[249], 249);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[249], 249, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 249, (int)cubind_status);
@@ -4450,10 +4697,11 @@ typedef cudaError_t (*cubind__cudaDeviceSetGraphMemAttribute_fn)(int device, enu
 
 cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[250], 250);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[250], 250, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 250, (int)cubind_status);
@@ -4464,10 +4712,11 @@ typedef cudaError_t (*cubind__cudaGraphClone_fn)(cudaGraph_t *pGraphClone, cudaG
 
 cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[251], 251);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[251], 251, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 251, (int)cubind_status);
@@ -4478,10 +4727,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeFindInClone_fn)(cudaGraphNode_t *pNod
 
 cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[252], 252);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[252], 252, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 252, (int)cubind_status);
@@ -4492,10 +4742,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeGetType_fn)(cudaGraphNode_t node, enu
 
 cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__symbol(&cubind__runtime_symbols, &slots[253], 253);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__symbol(&cubind__runtime_symbols, &slots[253], 253, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pType);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 253, (int)cubind_status);
@@ -4506,10 +4757,11 @@ typedef cudaError_t (*cubind__cudaGraphGetNodes_fn)(cudaGraph_t graph, cudaGraph
 
 cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[254], 254);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[254], 254, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, nodes, numNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 254, (int)cubind_status);
@@ -4520,10 +4772,11 @@ typedef cudaError_t (*cubind__cudaGraphGetRootNodes_fn)(cudaGraph_t graph, cudaG
 
 cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[255], 255);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[255], 255, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 255, (int)cubind_status);
@@ -4534,10 +4787,11 @@ typedef cudaError_t (*cubind__cudaGraphGetEdges_fn)(cudaGraph_t graph, cudaGraph
 
 cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__symbol(&cubind__runtime_symbols, &slots[256], 256);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__symbol(&cubind__runtime_symbols, &slots[256], 256, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 256, (int)cubind_status);
@@ -4548,10 +4802,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeGetDependencies_fn)(cudaGraphNode_t n
 
 cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[257], 257);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[257], 257, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 257, (int)cubind_status);
@@ -4562,10 +4817,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeGetDependentNodes_fn)(cudaGraphNode_t
 
 cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[258], 258);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[258], 258, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 258, (int)cubind_status);
@@ -4576,10 +4832,11 @@ typedef cudaError_t (*cubind__cudaGraphAddDependencies_fn)(cudaGraph_t graph, co
 
 cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[259], 259);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[259], 259, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 259, (int)cubind_status);
@@ -4590,10 +4847,11 @@ typedef cudaError_t (*cubind__cudaGraphRemoveDependencies_fn)(cudaGraph_t graph,
 
 cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[260], 260);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[260], 260, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 260, (int)cubind_status);
@@ -4604,10 +4862,11 @@ typedef cudaError_t (*cubind__cudaGraphDestroyNode_fn)(cudaGraphNode_t node);
 
 cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
 {
-    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[261], 261);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[261], 261, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 261, (int)cubind_status);
@@ -4618,10 +4877,11 @@ typedef cudaError_t (*cubind__cudaGraphInstantiate_fn)(cudaGraphExec_t *pGraphEx
 
 cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[262], 262);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[262], 262, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 262, (int)cubind_status);
@@ -4632,10 +4892,11 @@ typedef cudaError_t (*cubind__cudaGraphInstantiateWithFlags_fn)(cudaGraphExec_t 
 
 cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[263], 263);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[263], 263, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 263, (int)cubind_status);
@@ -4646,10 +4907,11 @@ typedef cudaError_t (*cubind__cudaGraphInstantiateWithParams_fn)(cudaGraphExec_t
 
 cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[264], 264);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[264], 264, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 264, (int)cubind_status);
@@ -4660,10 +4922,11 @@ typedef cudaError_t (*cubind__cudaGraphExecGetFlags_fn)(cudaGraphExec_t graphExe
 
 cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[265], 265);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[265], 265, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 265, (int)cubind_status);
@@ -4674,10 +4937,11 @@ typedef cudaError_t (*cubind__cudaGraphExecKernelNodeSetParams_fn)(cudaGraphExec
 
 cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[266], 266);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[266], 266, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 266, (int)cubind_status);
@@ -4688,10 +4952,11 @@ typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams_fn)(cudaGraphExec
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[267], 267);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[267], 267, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 267, (int)cubind_status);
@@ -4702,10 +4967,11 @@ typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)(cudaG
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[268], 268);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[268], 268, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 268, (int)cubind_status);
@@ -4716,10 +4982,11 @@ typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)(cud
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[269], 269);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[269], 269, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 269, (int)cubind_status);
@@ -4730,10 +4997,11 @@ typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)(cudaGraphEx
 
 cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[270], 270);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[270], 270, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 270, (int)cubind_status);
@@ -4744,10 +5012,11 @@ typedef cudaError_t (*cubind__cudaGraphExecMemsetNodeSetParams_fn)(cudaGraphExec
 
 cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[271], 271);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[271], 271, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 271, (int)cubind_status);
@@ -4758,10 +5027,11 @@ typedef cudaError_t (*cubind__cudaGraphExecHostNodeSetParams_fn)(cudaGraphExec_t
 
 cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[272], 272);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[272], 272, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 272, (int)cubind_status);
@@ -4772,10 +5042,11 @@ typedef cudaError_t (*cubind__cudaGraphExecChildGraphNodeSetParams_fn)(cudaGraph
 
 cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[273], 273);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[273], 273, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 273, (int)cubind_status);
@@ -4786,10 +5057,11 @@ typedef cudaError_t (*cubind__cudaGraphExecEventRecordNodeSetEvent_fn)(cudaGraph
 
 cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[274], 274);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[274], 274, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 274, (int)cubind_status);
@@ -4800,10 +5072,11 @@ typedef cudaError_t (*cubind__cudaGraphExecEventWaitNodeSetEvent_fn)(cudaGraphEx
 
 cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[275], 275);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[275], 275, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 275, (int)cubind_status);
@@ -4814,10 +5087,11 @@ typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[276], 276);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[276], 276, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 276, (int)cubind_status);
@@ -4828,10 +5102,11 @@ typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_f
 
 cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[277], 277);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[277], 277, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 277, (int)cubind_status);
@@ -4842,10 +5117,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeSetEnabled_fn)(cudaGraphExec_t hGraph
 
 cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[278], 278);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[278], 278, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 278, (int)cubind_status);
@@ -4856,10 +5132,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeGetEnabled_fn)(cudaGraphExec_t hGraph
 
 cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[279], 279);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[279], 279, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 279, (int)cubind_status);
@@ -4870,10 +5147,11 @@ typedef cudaError_t (*cubind__cudaGraphExecUpdate_fn)(cudaGraphExec_t hGraphExec
 
 cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[280], 280);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[280], 280, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 280, (int)cubind_status);
@@ -4884,10 +5162,11 @@ typedef cudaError_t (*cubind__cudaGraphUpload_fn)(cudaGraphExec_t graphExec, cud
 
 cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[281], 281);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[281], 281, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 281, (int)cubind_status);
@@ -4898,10 +5177,11 @@ typedef cudaError_t (*cubind__cudaGraphLaunch_fn)(cudaGraphExec_t graphExec, cud
 
 cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[282], 282);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[282], 282, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 282, (int)cubind_status);
@@ -4912,10 +5192,11 @@ typedef cudaError_t (*cubind__cudaGraphExecDestroy_fn)(cudaGraphExec_t graphExec
 
 cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
 {
-    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[283], 283);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[283], 283, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 283, (int)cubind_status);
@@ -4926,10 +5207,11 @@ typedef cudaError_t (*cubind__cudaGraphDestroy_fn)(cudaGraph_t graph);
 
 cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
 {
-    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[284], 284);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[284], 284, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 284, (int)cubind_status);
@@ -4940,10 +5222,11 @@ typedef cudaError_t (*cubind__cudaGraphDebugDotPrint_fn)(cudaGraph_t graph, cons
 
 cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[285], 285);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[285], 285, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, path, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 285, (int)cubind_status);
@@ -4954,10 +5237,11 @@ typedef cudaError_t (*cubind__cudaUserObjectCreate_fn)(cudaUserObject_t *object_
 
 cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[286], 286);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[286], 286, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 286, (int)cubind_status);
@@ -4968,10 +5252,11 @@ typedef cudaError_t (*cubind__cudaUserObjectRetain_fn)(cudaUserObject_t object, 
 
 cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__symbol(&cubind__runtime_symbols, &slots[287], 287);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__symbol(&cubind__runtime_symbols, &slots[287], 287, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 287, (int)cubind_status);
@@ -4982,10 +5267,11 @@ typedef cudaError_t (*cubind__cudaUserObjectRelease_fn)(cudaUserObject_t object,
 
 cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__symbol(&cubind__runtime_symbols, &slots[288], 288);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__symbol(&cubind__runtime_symbols, &slots[288], 288, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 288, (int)cubind_status);
@@ -4996,10 +5282,11 @@ typedef cudaError_t (*cubind__cudaGraphRetainUserObject_fn)(cudaGraph_t graph, c
 
 cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[289], 289);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[289], 289, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 289, (int)cubind_status);
@@ -5010,10 +5297,11 @@ typedef cudaError_t (*cubind__cudaGraphReleaseUserObject_fn)(cudaGraph_t graph, 
 
 cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[290], 290);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[290], 290, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 290, (int)cubind_status);
@@ -5024,10 +5312,11 @@ typedef cudaError_t (*cubind__cudaGraphAddNode_fn)(cudaGraphNode_t *pGraphNode, 
 
 cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[291], 291);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[291], 291, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 291, (int)cubind_status);
@@ -5038,10 +5327,11 @@ typedef cudaError_t (*cubind__cudaGraphNodeSetParams_fn)(cudaGraphNode_t node, s
 
 cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[292], 292);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[292], 292, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 292, (int)cubind_status);
@@ -5052,10 +5342,11 @@ typedef cudaError_t (*cubind__cudaGraphExecNodeSetParams_fn)(cudaGraphExec_t gra
 
 cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[293], 293);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[293], 293, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 293, (int)cubind_status);
@@ -5066,10 +5357,11 @@ typedef cudaError_t (*cubind__cudaGraphConditionalHandleCreate_fn)(cudaGraphCond
 
 cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[294], 294);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[294], 294, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 294, (int)cubind_status);
@@ -5080,10 +5372,11 @@ typedef cudaError_t (*cubind__cudaGetDriverEntryPoint_fn)(const char *symbol, vo
 
 cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[295], 295);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[295], 295, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 295, (int)cubind_status);
@@ -5094,10 +5387,11 @@ typedef cudaError_t (*cubind__cudaGetDriverEntryPointByVersion_fn)(const char *s
 
 cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[296], 296);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[296], 296, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 296, (int)cubind_status);
@@ -5108,10 +5402,11 @@ typedef cudaError_t (*cubind__cudaLibraryLoadData_fn)(cudaLibrary_t *library, co
 
 cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__symbol(&cubind__runtime_symbols, &slots[297], 297);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__symbol(&cubind__runtime_symbols, &slots[297], 297, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 297, (int)cubind_status);
@@ -5122,10 +5417,11 @@ typedef cudaError_t (*cubind__cudaLibraryLoadFromFile_fn)(cudaLibrary_t *library
 
 cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[298], 298);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[298], 298, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 298, (int)cubind_status);
@@ -5136,10 +5432,11 @@ typedef cudaError_t (*cubind__cudaLibraryUnload_fn)(cudaLibrary_t library);
 
 cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
 {
-    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[299], 299);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[299], 299, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(library);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 299, (int)cubind_status);
@@ -5150,10 +5447,11 @@ typedef cudaError_t (*cubind__cudaLibraryGetKernel_fn)(cudaKernel_t *pKernel, cu
 
 cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[300], 300);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[300], 300, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 300, (int)cubind_status);
@@ -5164,10 +5462,11 @@ typedef cudaError_t (*cubind__cudaLibraryGetGlobal_fn)(void **dptr, size_t *byte
 
 cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__symbol(&cubind__runtime_symbols, &slots[301], 301);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__symbol(&cubind__runtime_symbols, &slots[301], 301, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 301, (int)cubind_status);
@@ -5178,10 +5477,11 @@ typedef cudaError_t (*cubind__cudaLibraryGetManaged_fn)(void **dptr, size_t *byt
 
 cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[302], 302);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[302], 302, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 302, (int)cubind_status);
@@ -5192,10 +5492,11 @@ typedef cudaError_t (*cubind__cudaLibraryGetUnifiedFunction_fn)(void **fptr, cud
 
 cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__runtime_symbols, &slots[303], 303);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__runtime_symbols, &slots[303], 303, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 303, (int)cubind_status);
@@ -5206,10 +5507,11 @@ typedef cudaError_t (*cubind__cudaLibraryGetKernelCount_fn)(unsigned int *count,
 
 cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[304], 304);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[304], 304, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(count, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 304, (int)cubind_status);
@@ -5220,10 +5522,11 @@ typedef cudaError_t (*cubind__cudaLibraryEnumerateKernels_fn)(cudaKernel_t *kern
 
 cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__symbol(&cubind__runtime_symbols, &slots[305], 305);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__symbol(&cubind__runtime_symbols, &slots[305], 305, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 305, (int)cubind_status);
@@ -5234,10 +5537,11 @@ typedef cudaError_t (*cubind__cudaKernelSetAttributeForDevice_fn)(cudaKernel_t k
 
 cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[306], 306);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[306], 306, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernel, attr, value, device);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 306, (int)cubind_status);
@@ -5248,10 +5552,11 @@ typedef cudaError_t (*cubind__cudaGetExportTable_fn)(const void **ppExportTable,
 
 cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__symbol(&cubind__runtime_symbols, &slots[307], 307);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__symbol(&cubind__runtime_symbols, &slots[307], 307, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 307, (int)cubind_status);
@@ -5262,10 +5567,11 @@ typedef cudaError_t (*cubind__cudaGetFuncBySymbol_fn)(cudaFunction_t *functionPt
 
 cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[308], 308);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[308], 308, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 308, (int)cubind_status);
@@ -5276,10 +5582,11 @@ typedef cudaError_t (*cubind__cudaGetKernel_fn)(cudaKernel_t *kernelPtr, const v
 
 cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[309], 309);
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[309], 309, &cubind_unavailable);
     cudaError_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cudaError_t)cubind__unavailable_status(&cubind__runtime_symbols);
+        return (cudaError_t)cubind_unavailable;
     cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 309, (int)cubind_status);

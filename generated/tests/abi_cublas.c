@@ -3822,6 +3822,11 @@ int main(void)
     SIGNED(CUDA_R_4F_E2M1);
     SIZE("enum cudaDataType_t", enum cudaDataType_t);
     SIZE("cudaDataType", cudaDataType);
+    SIGNED(CUDA_EMULATION_STRATEGY_DEFAULT);
+    SIGNED(CUDA_EMULATION_STRATEGY_PERFORMANT);
+    SIGNED(CUDA_EMULATION_STRATEGY_EAGER);
+    SIZE("enum cudaEmulationStrategy_t", enum cudaEmulationStrategy_t);
+    SIZE("cudaEmulationStrategy", cudaEmulationStrategy);
     SIGNED(CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC);
     SIGNED(CUDA_EMULATION_MANTISSA_CONTROL_FIXED);
     SIZE("enum cudaEmulationMantissaControl_t", enum cudaEmulationMantissaControl_t);

@@ -9,10 +9,20 @@
  *   1. a path or dlopen handle given by cubind_set_library_path/handle;
  *   2. the environment variable CUBIND_<LIB>_PATH (full path of the .so);
  *   3. a copy already loaded in the process (newest soname first);
- *   4. the system loader by soname, newest major first;
+ *   4. the system loader's search by soname, newest major first, done by cubind so that
+ *      each file is checked before dlopen: the dynamic loader's search path (LD_LIBRARY_PATH,
+ *      rpath; empty and relative entries, the working directory, are skipped), the ld.so
+ *      cache (/etc/ld.so.cache, or the file $CUBIND_LD_SO_CACHE names; empty: none), the
+ *      system directories;
  *   5. $CUDA_PATH, $CUDA_HOME, $CONDA_PREFIX, /usr/local/cuda, each with
  *      lib64, lib and targets/<arch>/lib.
  * A failed explicit choice (1 or 2) is an error, never a reason to fall back.
+ * Every file is checked before dlopen (a regular file; an ELF file of this process's class
+ * and machine, not cut short; a DT_SONAME of the library's soname family, so libcublasLt.so.13
+ * is refused as libcublas and a file without DT_SONAME is refused) and recorded by an absolute path.
+ * In a set-user-ID or set-group-ID program (AT_SECURE) the environment variables
+ * (CUBIND_<LIB>_PATH, CUDA_PATH, CUDA_HOME, CONDA_PREFIX, CUBIND_LD_SO_CACHE) are ignored
+ * (secure_getenv), and so is LD_LIBRARY_PATH (by the dynamic loader).
  */
 #ifndef CUBIND_CUBIND_H
 #define CUBIND_CUBIND_H
@@ -37,26 +47,45 @@ typedef enum cubind_error_kind {
 /* Size of cubind_error.message, terminating NUL included; longer messages are cut. */
 #define CUBIND_ERROR_MESSAGE_MAX 4096
 
-/* The thread-local error record. Strings are never NULL (empty when not applicable). */
+/* The thread-local error record. Strings are never NULL (empty when not applicable). `message`
+ * holds printable UTF-8 only: control characters and bytes that are not valid UTF-8 (of a path,
+ * say) are written as \xNN. */
 typedef struct cubind_error {
     cubind_error_kind kind;
     cubind_library library;  /* CUBIND_LIB_NONE when no library is involved */
-    int status;              /* the native status (CUBIND_ERROR_STATUS) or the status the wrapper returned */
+    int status;              /* the native status (CUBIND_ERROR_STATUS) or the status the wrapper returned
+                                (LIBRARY_NOT_FOUND, SYMBOL_NOT_FOUND); 0 for the other kinds */
     const char *library_name; /* "cublas", ... */
     const char *function;     /* the C API name the caller used, e.g. "cublasSgemm" */
-    const char *status_name;  /* e.g. "CUBLAS_STATUS_NOT_INITIALIZED" */
+    const char *status_name;  /* e.g. "CUBLAS_STATUS_NOT_INITIALIZED"; "" when `status` is 0 for the kind */
     char message[CUBIND_ERROR_MESSAGE_MAX]; /* one human-readable sentence with every detail */
 } cubind_error;
 
 /*
  * Called, on the failing thread, after every error is recorded (statuses other than
- * success included). It may call back into cubind. `error` is valid during the call.
+ * success included). `error` is a copy, valid during the call. No cubind lock is held:
+ * the handler may
+ *   - call back into cubind (any function; errors it causes are recorded but do not call
+ *     the handler again while it runs);
+ *   - leave by longjmp/siglongjmp to a point outside the cubind call, or, from C++, by
+ *     throwing (the exception crosses cubind's C frames: they have unwind tables). cubind
+ *     holds no lock and no memory of its own while the handler runs, so nothing leaks or
+ *     stays locked, and the next error calls the handler again (whether a handler call is
+ *     still running is told by walking the stack, not by a flag a longjmp would leave set).
+ *     What the failing wrapper would have returned is lost.
+ * A handler called from inside a library's constructor (a library that calls cubind while
+ * cubind loads it) must return normally: leaving it would leave dlopen half done.
  */
 typedef void (*cubind_error_handler)(const cubind_error *error, void *user);
 
 /* What cubind knows of one library; see cubind_library_info. Strings stay valid for
- * the life of the process (libraries are never unloaded). */
+ * the life of the process (libraries are never unloaded).
+ * Extensible: set `size` to sizeof(struct cubind_library_info) before the call. cubind
+ * writes no more than `size` bytes (so a program built against this header keeps working
+ * with a later libcubind whose struct has more members at the end) and sets `size` to the
+ * number of bytes it filled (less than yours when libcubind is older than your header). */
 struct cubind_library_info {
+    size_t size;               /* in: sizeof(struct cubind_library_info); out: bytes filled */
     cubind_library library;
     const char *name;          /* "cublas", "cublasLt", ... */
     int found;                 /* 1 when the library is loaded */
@@ -75,7 +104,8 @@ struct cubind_library_info {
     size_t functions_found;    /* of those, symbols the loaded library exports */
     size_t functions_missing;  /* functions - functions_found (all of them when not found) */
     const char *const *missing; /* C API names of the missing functions (functions_missing of them) */
-    const char *error;         /* why the library was not found (NULL if found) */
+    const char *error;         /* why the library was not found (NULL if found); printable UTF-8.
+                                  Each distinct text is kept once: retries do not grow memory */
 };
 
 /*
@@ -89,7 +119,8 @@ CUBIND_API cubind_error_kind cubind_load(cubind_library library);
 
 /*
  * cubind_set_library_path - load `library` from this file (discovery step 1).
- * @path  absolute path of the shared object; NULL forgets an earlier choice.
+ * @path  absolute path of the shared object; NULL forgets an earlier choice. The file must be
+ *        the library (its DT_SONAME of the library's soname family), checked when it is loaded.
  * Returns CUBIND_OK; CUBIND_ERROR_INVALID_ARGUMENT for a relative path;
  * CUBIND_ERROR_ALREADY_LOADED once the library is loaded (the choice must come first).
  * After a failed load it is accepted and the next call tries again with it.
@@ -99,7 +130,10 @@ CUBIND_API cubind_error_kind cubind_set_library_path(cubind_library library, con
 /*
  * cubind_set_library_handle - use a handle the caller got from dlopen (discovery step 1).
  * @handle  a dlopen handle of the library, kept open by the caller; never closed by cubind.
- * Returns as cubind_set_library_path; CUBIND_ERROR_INVALID_ARGUMENT for NULL.
+ * Returns as cubind_set_library_path; CUBIND_ERROR_INVALID_ARGUMENT for NULL (RTLD_DEFAULT),
+ * RTLD_NEXT, anything that is not the handle of an object loaded in this process's main
+ * namespace (dlmopen's other namespaces included), and the handle of another library (its
+ * DT_SONAME is not of the library's soname family, or it has none).
  */
 CUBIND_API cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle);
 
@@ -107,9 +141,21 @@ CUBIND_API cubind_error_kind cubind_set_library_handle(cubind_library library, v
  * cubind_library_info - load `library` if needed and describe it in `*info`: path,
  * soname, version asked of the library itself, and which functions resolve.
  * Returns CUBIND_OK when found; otherwise the load error (info->error says why).
- * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library or a NULL `info`.
+ * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library, a NULL `info`, or an info->size
+ * smaller than this first layout (0: not set); nothing is written then.
+ *     struct cubind_library_info info = {.size = sizeof info};
+ *     cubind_library_info(CUBIND_LIB_CUBLAS, &info);
  */
+/* The function and the struct share a name, as POSIX's stat() and struct stat do; in C++ the
+ * function hides the struct's implicit constructor, which g++ -Wshadow reports at every include. */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 CUBIND_API cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info);
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic pop
+#endif
 
 /*
  * cubind_function_available - 1 when the function can be called: its library loads and

@@ -141,7 +141,7 @@ static void test_library_info(void **state)
     print_message("GPU %d: %s (compute capability %d.%d)\n", device, properties.name, properties.major,
                   properties.minor);
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info};
         if (cubind_library_info((cubind_library)lib, &info) != CUBIND_OK)
             fail_msg("%s not found: %s", cubind_library_name((cubind_library)lib), cubind_last_error()->message);
         assert_int_equal(info.found, 1);

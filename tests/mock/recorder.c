@@ -1,10 +1,13 @@
 /* tests/mock/recorder.c - shared state of the mock CUDA libraries (see recorder.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "recorder.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -69,6 +72,18 @@ EXPORT int cubind_mock_version(int property, int *value)
     int version[3] = {77, 1, 2};
     const char *text = getenv("CUBIND_MOCK_VERSION");
     const char *fail = getenv("CUBIND_MOCK_VERSION_STATUS");
+    const char *sleep_ms = getenv("CUBIND_MOCK_VERSION_SLEEP_MS");
+    if (sleep_ms != NULL && property == 0) { /* a slow query: nanosleep is a cancellation point */
+        const char *fd_text = getenv("CUBIND_TEST_SLOW_FD");
+        long ms = atol(sleep_ms);
+        struct timespec delay;
+        if (fd_text != NULL && write(atoi(fd_text), "v", 1) != 1)
+            abort();
+        delay.tv_sec = ms / 1000;
+        delay.tv_nsec = (ms % 1000) * 1000000L;
+        while (nanosleep(&delay, &delay) != 0)
+            ;
+    }
     if (fail != NULL && fail[0] != '\0')
         return atoi(fail);
     if (text != NULL)

@@ -21,7 +21,9 @@ int cubind_mock_status(void);
 uintptr_t cubind_mock_return(void);
 /* 1 while a passthrough test runs: a version query records like any function;
  * 0 otherwise: it answers the version in CUBIND_MOCK_VERSION ("M.m.p", default
- * 77.1.2) or fails with CUBIND_MOCK_VERSION_STATUS when that is set. */
+ * 77.1.2) or fails with CUBIND_MOCK_VERSION_STATUS when that is set. With
+ * CUBIND_MOCK_VERSION_SLEEP_MS it first writes a byte to $CUBIND_TEST_SLOW_FD (when set)
+ * and sleeps that long (a cancellation point while cubind holds its load lock). */
 int cubind_mock_passthrough(void);
 int cubind_mock_version(int property, int *value);
 

@@ -35,7 +35,7 @@ static double now(void)
 __attribute__((constructor)) static void call_cubind_while_loaded(void)
 {
     struct reentrant_report *r = &cubind_test_reentrant;
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     cublasHandle_t handle;
     cufftHandle plan;
     double start;

@@ -79,3 +79,59 @@ def test_odd_bytes_in_a_path_keep_the_json_valid() -> None:
 
 def test_a_bad_command_line_exits_2() -> None:
     assert probe("--bogus").returncode == 2
+
+
+def _real_path(report: dict, name: str) -> str:
+    lib = next(lib for lib in report["libraries"] if lib["name"] == name)
+    if not lib["found"]:
+        pytest.skip(f"{name} is not installed")
+    return lib["real_path"]
+
+
+def _probe_bytes(*args: str, env: dict[bytes, bytes]) -> subprocess.CompletedProcess:
+    return subprocess.run([str(PROBE), *args], capture_output=True, env={**os.environb, **env})
+
+
+def test_a_utf8_path_is_kept_as_utf8_in_json(report: dict, tmp_path: Path) -> None:
+    directory = tmp_path / "café"
+    directory.mkdir()
+    (directory / "libcurand.so.10").symlink_to(_real_path(report, "curand"))
+    result = _probe_bytes("--json", env={b"CUBIND_CURAND_PATH": bytes(directory / "libcurand.so.10")})
+    assert result.returncode == 0
+    assert "café".encode() in result.stdout  # as UTF-8, not \u00c3\u00a9
+    curand = next(lib for lib in json.loads(result.stdout)["libraries"] if lib["name"] == "curand")
+    assert curand["found"] is True
+    assert curand["path"] == str(directory / "libcurand.so.10")  # a path that exists
+    assert curand["path_bytes"] is None
+
+
+def test_bytes_that_are_not_utf8_are_replaced_and_given_in_hex(report: dict, tmp_path: Path) -> None:
+    directory = bytes(tmp_path) + b"/bad\xff\xfe"
+    os.mkdir(directory)
+    path = directory + b"/libcurand.so.10"
+    os.symlink(_real_path(report, "curand"), path)
+    result = _probe_bytes("--json", env={b"CUBIND_CURAND_PATH": path})
+    assert result.returncode == 0
+    curand = next(lib for lib in json.loads(result.stdout.decode("utf-8"))["libraries"] if lib["name"] == "curand")
+    assert curand["path"] == path.decode("utf-8", errors="replace")
+    assert bytes.fromhex(curand["path_bytes"]) == path
+
+
+def test_the_text_report_escapes_control_characters(report: dict, tmp_path: Path) -> None:
+    directory = tmp_path / "red\x1b[31m\x07"
+    directory.mkdir()
+    (directory / "libcurand.so.10").symlink_to(_real_path(report, "curand"))
+    missing = str(tmp_path / "line\nbreak\x1b[2J" / "libcufft.so.12")
+    result = probe(env={"CUBIND_CURAND_PATH": str(directory / "libcurand.so.10"), "CUBIND_CUFFT_PATH": missing})
+    assert result.returncode == 0
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "red\\x1b[31m\\x07/libcurand.so.10" in result.stdout
+    assert "line\\x0abreak\\x1b[2J" in result.stdout
+
+
+@pytest.mark.parametrize("args", [(), ("--json",)])
+def test_a_report_that_cannot_be_written_is_an_error(args: tuple) -> None:
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([str(PROBE), *args], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 1
+    assert "cubind-probe: cannot write the report" in result.stderr

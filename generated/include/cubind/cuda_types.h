@@ -1283,6 +1283,7 @@ enum cudaEmulationStrategy_t {
     CUDA_EMULATION_STRATEGY_PERFORMANT = 1,
     CUDA_EMULATION_STRATEGY_EAGER = 2
 };
+typedef enum cudaEmulationStrategy_t cudaEmulationStrategy;
 enum cudaEmulationMantissaControl_t {
     CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0,
     CUDA_EMULATION_MANTISSA_CONTROL_FIXED = 1
