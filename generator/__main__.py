@@ -37,7 +37,7 @@ def produce(cuda_path: Path, config_path: Path) -> dict[str, str]:
     cuda_version = macros.cuda_version(include, config.cuda_version_header, config.cuda_version_macro,
                                        list(config.cxx_args))
     irs = [parse.build_ir(config, unit, include, cuda_version) for unit in config.units]
-    return render.render_all(model.build(config, irs), command_line(str(cuda_path)))
+    return render.render_all(model.build(config, irs), command_line(str(cuda_path)), cuda_path)
 
 
 def main(argv: list[str] | None = None) -> int:
