@@ -69,6 +69,7 @@ help:
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
+	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
 	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef and IR (DESTDIR too)"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
 	@echo "make bench            wrapper overhead (results: bench/results.md)"
