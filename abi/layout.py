@@ -6,7 +6,9 @@ Reads include/cubind/cubind.h with libclang (and what it includes) and, for ever
 struct, union and enum declared in cubind's hand-written headers (include/cubind/) or
 in the generated cubind/libraries.h, emits printf calls that print, as the compiler
 sees them: each enum constant's value, each integer #define's value, each record's
-size and alignment, and each field's offset and size. NVIDIA's types, which the
+size and alignment, and each field's offset and size. Count sentinels (enumerators named
+*_COUNT, as CUBIND_LIBRARY_COUNT) are left out: they grow with each addition, which is
+compatible; a removed or renumbered enumerator is caught by its own line. NVIDIA's types, which the
 generated module headers declare, are checked against NVIDIA's headers by test-abi.
 The program's sorted output is compared with abi/layout.txt (make test-exports).
 """
@@ -53,6 +55,8 @@ def main() -> int:
                 continue  # cubind/version.h's numbers change with every release, by design
             if len(body) == 1 and re.fullmatch(r"\d+[uUlL]*", body[0]):
                 lines.append(f'printf("define {cursor.spelling} = %lld\\n", (long long)({cursor.spelling}));')
+        elif cursor.kind == ci.CursorKind.ENUM_CONSTANT_DECL and cursor.spelling.endswith("_COUNT"):
+            continue  # a count sentinel (CUBIND_LIBRARY_COUNT) grows with every addition, compatibly
         elif cursor.kind == ci.CursorKind.ENUM_CONSTANT_DECL:
             enum = cursor.semantic_parent.spelling or cursor.semantic_parent.type.spelling
             lines.append(f'printf("enum {enum} {cursor.spelling} = %lld\\n", (long long)({cursor.spelling}));')
