@@ -12,6 +12,7 @@ loader functions) is read with libclang, so the cdef follows that header as it c
 
 from __future__ import annotations
 
+import mmap
 import re
 import struct
 import tempfile
@@ -174,9 +175,13 @@ def exported_functions(path: Path) -> set[str] | None:
     """Names of the functions an ELF shared object defines in its dynamic symbol table
     (global or weak), read with the standard library alone; None when it is not readable."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _dynamic_functions(data)
+    except (OSError, ValueError, struct.error):
         return None
+
+
+def _dynamic_functions(data: mmap.mmap) -> set[str] | None:
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:  # 64-bit little-endian only
         return None
     shoff, = struct.unpack_from("<Q", data, 0x28)
@@ -193,7 +198,7 @@ def exported_functions(path: Path) -> set[str] | None:
             if st_shndx == 0 or bind not in (1, 2) or typ not in (2, 10):  # defined FUNC/IFUNC
                 continue
             start = strtab[4] + st_name
-            names.add(data[start:data.index(b"\0", start)].decode())
+            names.add(data[start:data.find(b"\0", start)].decode())
     return names
 
 
