@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,8 +93,8 @@ const char *half_mock_dir(void)
 const char *mock_path(const char *soname)
 {
     static char paths[8][4200];
-    static int next;
-    char *path = paths[next++ % 8];
+    static atomic_uint next; /* error handlers on several threads call this at once */
+    char *path = paths[atomic_fetch_add(&next, 1u) % 8];
     snprintf(path, sizeof paths[0], "%s/%s", mock_dir(), soname);
     return path;
 }
@@ -101,8 +102,8 @@ const char *mock_path(const char *soname)
 const char *half_mock(const char *soname)
 {
     static char paths[8][4200];
-    static int next;
-    char *path = paths[next++ % 8];
+    static atomic_uint next; /* error handlers on several threads call this at once */
+    char *path = paths[atomic_fetch_add(&next, 1u) % 8];
     snprintf(path, sizeof paths[0], "%s/%s", half_mock_dir(), soname);
     return path;
 }
