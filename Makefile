@@ -10,6 +10,7 @@ CUDA_PATH ?= /usr/local/cuda
 # Header directories searched before $(CUDA_PATH)/include (NCCL or cuDNN installed outside the toolkit).
 INCLUDE_DIRS ?=
 PREFIX ?= /usr/local
+DESTDIR ?=
 # SAN=address,undefined or SAN=thread builds everything with that sanitizer, in its own tree.
 SAN ?=
 
@@ -22,8 +23,12 @@ SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 comma := ,
 
+BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
-TEST_DEPS := libcmocka-dev python3-pytest
+# Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
+# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen) and the IR schema (jsonschema).
+TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc \
+             python3-jsonschema
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS ?= -O2 -g
@@ -38,13 +43,25 @@ LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))
 PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard generated/include/cubind/*.h)
 BUILT_HEADERS := $(addprefix $(BUILD)/include/cubind/,$(notdir $(PUBLIC_HEADERS)))
 
+# cubind's version: include/cubind/version.h is its only source.
+version_part = $(shell sed -n 's/^\#define CUBIND_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/cubind/version.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION_PATCH := $(call version_part,PATCH)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SONAME := libcubind.so.$(VERSION_MAJOR)
+REALNAME := libcubind.so.$(VERSION)
+# Only cubind_* is exported (abi/libcubind.map); abi/symbols.txt and abi/layout.txt are the baseline.
+VERSION_SCRIPT := abi/libcubind.map
+
 LIBRARY_SO := $(BUILD)/lib/libcubind.so
-LIBRARY_SONAME := $(BUILD)/lib/libcubind.so.0
+LIBRARY_SONAME := $(BUILD)/lib/$(SONAME)
+LIBRARY_REAL := $(BUILD)/lib/$(REALNAME)
 LIBRARY_A := $(BUILD)/lib/libcubind.a
 PROBE := $(BUILD)/bin/cubind-probe
 
-.PHONY: bench all help deps deps-generator deps-test generate check-generated probe test test-generator \
-        test-c compilers install clean
+.PHONY: bench all help deps deps-build deps-generator deps-test generate check-generated probe test \
+        test-generator test-c compilers install deps-install clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
 
@@ -52,13 +69,17 @@ help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
-	@echo "make probe            set up, generate, build and print what this machine has"
+	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
-	@echo "make install PREFIX=  install the library, headers and probe"
+	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
+	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef and IR (DESTDIR too)"
+	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
 	@echo "make bench            wrapper overhead (results: bench/results.md)"
 
 # --- set-up -----------------------------------------------------------------------------------
-deps: deps-generator deps-test
+deps: deps-build deps-generator deps-test
+deps-build:
+	@sh tools/install-deps.sh $(BUILD_DEPS)
 deps-generator:
 	@sh tools/install-deps.sh $(GENERATOR_DEPS)
 deps-test:
@@ -79,12 +100,16 @@ $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 # The error handler may throw (C++): the frame that calls it resets its guard while unwinding.
 $(BUILD)/obj/loader/error.o: ALL_CFLAGS += -fexceptions
 
-$(LIBRARY_SONAME): $(LIB_OBJECTS)
+$(LIBRARY_REAL): $(LIB_OBJECTS) $(VERSION_SCRIPT)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libcubind.so.0 -Wl,--no-undefined $(LDFLAGS_SAN) -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(VERSION_SCRIPT) -Wl,--no-undefined $(LDFLAGS_SAN) \
+	    -o $@ $(LIB_OBJECTS) -ldl -lpthread
+
+$(LIBRARY_SONAME): $(LIBRARY_REAL)
+	ln -sf $(REALNAME) $@
 
 $(LIBRARY_SO): $(LIBRARY_SONAME)
-	ln -sf libcubind.so.0 $@
+	ln -sf $(SONAME) $@
 
 $(LIBRARY_A): $(LIB_OBJECTS)
 	@mkdir -p $(dir $@)
@@ -102,19 +127,49 @@ $(PROBE): tools/cubind_probe.c $(LIBRARY_SO) $(BUILT_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib'
 
-probe: deps-generator
-	$(MAKE) generate
+# Builds the checked-in tree (never regenerates: that is `make generate`'s job) and runs the probe.
+probe: deps-build
 	$(MAKE) all
 	$(PROBE)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/cubind $(DESTDIR)$(PREFIX)/bin
+# --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
+# Copies what `make` built (nothing is compiled here) and the data files for FFI authors:
+# pkg-config and CMake package files, flat cdef declarations, the IR and its JSON schema.
+INSTALL_DEPS := cmake
+PC_FILE := $(BUILD)/pkgconfig/cubind.pc
+CMAKE_FILES := $(BUILD)/cmake/cubindConfig.cmake $(BUILD)/cmake/cubindConfigVersion.cmake
+CDEF_FILES := $(wildcard generated/cdef/*.h)
+IR_FILES := $(wildcard generated/ir/*.json)
+IR_SCHEMA := ir.schema.json
+INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
+
+$(PC_FILE): tools/cubind.pc.in include/cubind/version.h
+	@mkdir -p $(dir $@)
+	sed 's/@VERSION@/$(VERSION)/' $< > $@
+
+$(CMAKE_FILES) &: tools/cmake/package.cmake tools/cmake/cubindConfig.cmake.in include/cubind/version.h | deps-install
+	@mkdir -p $(BUILD)/cmake
+	cmake -DVERSION=$(VERSION) -DVERSION_MAJOR=$(VERSION_MAJOR) -DSIZEOF_VOID_P=$$(getconf LONG_BIT | awk '{print $$1/8}') \
+	    -DOUT=$(abspath $(BUILD)/cmake) -P tools/cmake/package.cmake
+
+deps-install:
+	@sh tools/install-deps.sh $(INSTALL_DEPS)
+
+install: all $(INSTALL_DATA)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/cubind \
+	    $(DESTDIR)$(PREFIX)/include/cubind $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/cubind/cdef $(DESTDIR)$(PREFIX)/share/cubind/ir
 	install -m 644 $(LIBRARY_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBRARY_SONAME) $(DESTDIR)$(PREFIX)/lib/libcubind.so.0
-	ln -sf libcubind.so.0 $(DESTDIR)$(PREFIX)/lib/libcubind.so
+	install -m 755 $(LIBRARY_REAL) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libcubind.so
 	install -m 644 $(BUILT_HEADERS) $(DESTDIR)$(PREFIX)/include/cubind/
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tools/cubind_probe.c -o $(DESTDIR)$(PREFIX)/bin/cubind-probe \
-	    -L$(BUILD)/lib -lcubind -Wl,-rpath,$(PREFIX)/lib
+	install -m 644 $(PC_FILE) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(PREFIX)/lib/cmake/cubind/
+	install -m 755 $(PROBE) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(CDEF_FILES) $(DESTDIR)$(PREFIX)/share/cubind/cdef/
+	install -m 644 $(IR_FILES) $(DESTDIR)$(PREFIX)/share/cubind/ir/
+	install -m 644 $(IR_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
 
 include tests/tests.mk
 include examples/examples.mk

@@ -44,7 +44,8 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
                        cuda_version)
         for unit in config.units
     ]
-    return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())))
+    return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())),
+                             cuda_path)
 
 
 def main(argv: list[str] | None = None) -> int:

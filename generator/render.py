@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import VERSION
+from . import VERSION, ffi
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -84,7 +84,7 @@ def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:
     return env.select_template([f"{name}/{kind}", kind])
 
 
-def render_all(model: Model, command: str) -> dict[str, str]:
+def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dict[str, str]:
     """Every generated file (path relative to generated/ -> text), IR included."""
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
@@ -113,6 +113,7 @@ def render_all(model: Model, command: str) -> dict[str, str]:
         out[f"src/{name}.c"] = _template(env, "library.c.j2", name).render(context)
         out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context)
         out[f"tests/passthrough_{name}.c"] = _template(env, "passthrough.c.j2", name).render(context)
+    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
     return out
 
 

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cubind/version.h"
+
 #include "discovery.h"
 #include "error.h"
 #include "internal.h"
@@ -449,5 +451,5 @@ cubind_library cubind_library_from_name(const char *name)
 
 const char *cubind_version(void)
 {
-    return CUBIND_VERSION_STRING;
+    return CUBIND_RELEASE_STRING; /* cubind/version.h */
 }

@@ -1,7 +1,8 @@
 # tests/tests.mk - test targets, included by the Makefile.
 #
 #   make test             generator (pytest), generated-tree check, C tests (CMocka) with $(CC),
-#                         and a -Werror build of everything with the other compiler.
+#                         a -Werror build of everything with the other compiler, the package
+#                         (makefiles, exported ABI, cdef headers, installed-tree consumers).
 #   make test SAN=...     the C tests under a sanitizer (build/san-*/).
 
 TEST_BUILD := $(BUILD)/test
@@ -20,6 +21,11 @@ CUDA_RUNTIME_CFLAGS := -isystem $(CUDA_PATH)/include
 CUDA_RUNTIME_LIBS := -L$(CUDA_PATH)/lib64 -lcudart -Wl,-rpath,$(CUDA_PATH)/lib64
 MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_DIR))/$(CUBIND_SONAME_$(l)))
 
+# The ABI check programs (see test-abi). Defined before any rule names them: make expands a
+# rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
+ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi_*.c))
+ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
+
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
 C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
@@ -28,16 +34,24 @@ PASSTHROUGH := $(TEST_BUILD)/passthrough
 PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
                          $(wildcard generated/tests/passthrough_*.c))
 
+# Linked binaries depend on the makefiles: their flags (run paths) live there.
+LINK_FLAGS_FILES := Makefile tests/tests.mk
+
+# The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
+include tests/faults.mk
+
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
 .PHONY: test-passthrough test-loader test-real test-abi test-probe test-link test-install test-valgrind \
-        test-build gpu-build test-gpu
+        test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
+        abi-baseline
 
 test: deps
 	$(MAKE) test-generator
 	$(MAKE) check-generated
 	$(MAKE) test-c
+	$(MAKE) test-package
 	$(MAKE) compilers
 	$(MAKE) test-c SAN=address,undefined
 	$(MAKE) test-c SAN=thread
@@ -53,6 +67,10 @@ test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/s
 # A -Werror build of the library, the probe, the mocks and the tests with the other compiler.
 compilers:
 	$(MAKE) CC=$(OTHER_CC) CXX=$(OTHER_CXX) BUILD=build/$(OTHER_CC) SAN= test-build
+	@n=$$(ls build/$(OTHER_CC)/test/abi/ | grep -c -E -e '-(cubind|nvidia|cxx)$$'); \
+	    if [ "$$n" -ne $(words $(ABI_PROGRAMS)) ]; then \
+	        echo "compilers: $$n of $(words $(ABI_PROGRAMS)) ABI programs built with $(OTHER_CC)"; exit 1; fi; \
+	    echo "compilers: library, probe, mocks, tests and $$n ABI programs built with $(OTHER_CC)"
 
 $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -73,9 +91,6 @@ $(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) 
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
 endef
 $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
-
-# Linked binaries depend on the makefiles: their flags (run paths) live there.
-LINK_FLAGS_FILES := Makefile tests/tests.mk
 
 $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
@@ -104,8 +119,6 @@ $(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEA
 # Each check program is built with cubind's headers alone and with NVIDIA's headers first, as C
 # and as C++; the NVIDIA builds assert every wrapper's function type at compile time, and the three
 # programs must print the same values, sizes, alignments and offsets.
-ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi_*.c))
-ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 ABI_FLAGS := -Wno-deprecated-declarations -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES)
 CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
 
@@ -188,13 +201,95 @@ test-link: $(LIBRARY_SO)
 	@echo "libcubind.so needs: $$(readelf -d $(LIBRARY_SONAME) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
 
 # An installed tree is all a user needs: its headers and library, nothing of CUDA or of this checkout.
+# `make install` only copies what `make` built: a dry run after `make` shows no compiler.
 test-install: all
 	rm -rf $(TEST_BUILD)/install
+	@if $(MAKE) --no-print-directory -n install PREFIX=$(abspath $(TEST_BUILD)/install) | \
+	    grep -E '^($(CC)|$(AR)|$(CXX)) '; then echo "test-install: make install compiles (above)"; exit 1; fi
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TEST_BUILD)/install) > /dev/null
 	$(CC) $(ALL_CFLAGS) -I$(TEST_BUILD)/install/include tests/install_check.c -o $(TEST_BUILD)/install/use \
 	    -L$(TEST_BUILD)/install/lib -lcubind -Wl,-rpath,$(abspath $(TEST_BUILD)/install/lib) $(LDFLAGS_SAN)
 	$(TEST_BUILD)/install/use
 	$(TEST_BUILD)/install/bin/cubind-probe > /dev/null
+
+# --- the package: not under a sanitizer (LuaJIT, Python and CMake load the library themselves) ---
+test-package: test-makefiles test-exports test-cdef test-consumers
+
+# The makefiles, by dry runs in an empty build tree: no variable is used before it is defined
+# (make expands a rule's prerequisites where it reads the rule: ABI_PROGRAMS once was, and
+# `make compilers` built no ABI program), the fault mocks are built for test-valgrind, the ABI
+# programs for test-build, and `make probe` builds the checked-in tree without regenerating it.
+MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
+test-makefiles:
+	@for goal in all test-build test-valgrind test-c install probe; do \
+	    if $(MAKECHECK) $$goal 2>&1 >/dev/null | grep "warning: undefined variable"; then \
+	        echo "test-makefiles: make $$goal uses a variable before it is defined (above)"; exit 1; fi; \
+	done
+	@$(MAKECHECK) test-valgrind 2>/dev/null | grep -q -- "-o build/makecheck/test/mock-reentrant/" && \
+	    $(MAKECHECK) test-valgrind 2>/dev/null | grep -q -- "-o build/makecheck/test/mock-slow/" || \
+	    { echo "test-makefiles: make test-valgrind does not build the reentrant and slow mocks"; exit 1; }
+	@n=$$($(MAKECHECK) test-build 2>/dev/null | grep -c -E -- "-o build/makecheck/test/abi/[^ ]*-(cubind|nvidia|cxx)( |$$)"); \
+	    [ "$$n" -eq $(words $(ABI_PROGRAMS)) ] || \
+	    { echo "test-makefiles: make test-build builds $$n of $(words $(ABI_PROGRAMS)) ABI programs"; exit 1; }
+	@if $(MAKECHECK) probe 2>/dev/null | grep -E -- "-m generator|make.* generate"; then \
+	    echo "test-makefiles: make probe regenerates (above)"; exit 1; fi
+	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
+	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate"
+
+# The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
+# abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
+# (abi/layout.py writes the program). A removal or change fails; additions are reported.
+EXPORTS_DIR := $(TEST_BUILD)/exports
+
+$(EXPORTS_DIR)/symbols.txt: $(LIBRARY_REAL)
+	@mkdir -p $(dir $@)
+	nm -D --defined-only $< | awk '{print $$3}' | LC_ALL=C sort > $@
+
+$(EXPORTS_DIR)/layout.c: abi/layout.py $(PUBLIC_HEADERS) | deps-generator
+	@mkdir -p $(dir $@)
+	$(PYTHON) abi/layout.py > $@
+
+$(EXPORTS_DIR)/layout: $(EXPORTS_DIR)/layout.c
+	$(CC) $(ALL_CFLAGS) $(INCLUDES) $< -o $@ $(LDFLAGS_SAN)
+
+$(EXPORTS_DIR)/layout.txt: $(EXPORTS_DIR)/layout
+	$< | LC_ALL=C sort > $@
+
+test-exports: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
+	@if grep -v '^cubind_' $(EXPORTS_DIR)/symbols.txt; then \
+	    echo "test-exports: $(LIBRARY_REAL) exports symbols other than cubind_* (above)"; exit 1; fi
+	@readelf -d $(LIBRARY_REAL) | grep -q "SONAME.*\[$(SONAME)\]" || \
+	    { echo "test-exports: the soname of $(LIBRARY_REAL) is not $(SONAME)"; exit 1; }
+	@sh abi/compare.sh "exported symbols" abi/symbols.txt $(EXPORTS_DIR)/symbols.txt
+	@sh abi/compare.sh "public type layout" abi/layout.txt $(EXPORTS_DIR)/layout.txt
+
+# Accept the ABI as it is now (after an intended change: see abi/compare.sh's message).
+abi-baseline: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
+	cp $(EXPORTS_DIR)/symbols.txt abi/symbols.txt
+	cp $(EXPORTS_DIR)/layout.txt abi/layout.txt
+
+# The cdef headers: flat, valid C, accepted by LuaJIT's ffi.cdef and cffi's cdef.
+test-cdef: deps-test
+	@sh tests/consumers/cdef_check.sh $(CC) $(CDEF_FILES)
+
+# An installed tree (DESTDIR staging, so every file must find the others relative to itself)
+# and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen).
+PACKAGE_DIR := $(TEST_BUILD)/package
+PACKAGE_PREFIX := /opt/cubind
+test-consumers: all deps-test
+	rm -rf $(PACKAGE_DIR)
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(PACKAGE_DIR))/stage PREFIX=$(PACKAGE_PREFIX) > /dev/null
+	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
+	        lib/pkgconfig/cubind.pc lib/cmake/cubind/cubindConfig.cmake lib/cmake/cubind/cubindConfigVersion.cmake \
+	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
+	        share/cubind/ir.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
+	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
+	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
+	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \
+	    [ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/libcubind.so)" = "$(SONAME)" ] || \
+	    { echo "test-consumers: wrong library links"; exit 1; }
+	$(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/bin/cubind-probe > /dev/null
+	sh tests/consumers/run.sh $(abspath $(PACKAGE_DIR))/stage$(PACKAGE_PREFIX) $(abspath $(PACKAGE_DIR))/work $(VERSION) $(CC)
 
 # --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------
 # `make gpu-build` here, then tests/gpu/run.sh on the GPU machine with build/ carried over;
@@ -214,5 +309,5 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)
 
-# Fault and bad-input tests of the loader, and the first-call race (tests/test_faults.c).
-include tests/faults.mk
+# Fault and bad-input tests of the loader, and the first-call race (tests/test_faults.c): included
+# above, before test-valgrind uses its variables.

@@ -1,0 +1,30 @@
+"""tests/consumers/consumer_cffi.py PREFIX - cffi in ABI mode through share/cubind/cdef/cubind.h
+(see consumer.c)."""
+import sys
+
+import cffi
+
+prefix = sys.argv[1]
+ffi = cffi.FFI()
+with open(f"{prefix}/share/cubind/cdef/cubind.h") as f:
+    ffi.cdef(f.read())
+cubind = ffi.dlopen(f"{prefix}/lib/libcubind.so")
+
+
+def text(p):
+    return ffi.string(p).decode() if p != ffi.NULL else "-"
+
+
+print(f"cubind {text(cubind.cubind_version())}, {cubind.CUBIND_LIBRARY_COUNT} libraries")
+for lib in range(cubind.CUBIND_LIBRARY_COUNT):
+    info = ffi.new("struct cubind_library_info *")
+    kind = cubind.cubind_library_info(lib, info)
+    print(f"{text(cubind.cubind_library_name(lib))}: kind {kind} found {info.found} soname {text(info.soname)} "
+          f"version {info.version_major}.{info.version_minor}.{info.version_patch} "
+          f"functions {info.functions} missing {info.functions_missing}")
+cubind.cubind_clear_error()
+version = ffi.new("int *")
+status = cubind.cubind_curand_get_version(version)
+e = cubind.cubind_last_error()
+print(f"curandGetVersion: status {status} kind {e.kind} library {text(e.library_name)} function {text(e.function)} "
+      f"status_name {text(e.status_name)} path in message {int(b'/nonexistent/libcurand.so.10' in ffi.string(e.message))}")

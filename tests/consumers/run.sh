@@ -1,0 +1,85 @@
+#!/bin/sh
+# tests/consumers/run.sh PREFIX WORKDIR VERSION CC - consumers of an installed cubind tree.
+#
+# The C consumer is built through pkg-config and through CMake (find_package(cubind), both
+# imported targets); LuaJIT and cffi (ABI mode) read share/cubind/cdef/cubind.h; ctypes
+# declares by hand; Rust binds cubind/cubind.h with bindgen and builds with rustc, no crate.
+# Each prints every library's info and the error record of a call whose library is missing
+# (CUBIND_CURAND_PATH names no file): the C output is checked, and every other output must
+# be identical to it.
+set -eu
+prefix=$1 work=$2 version=$3 cc=$4
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+export CUBIND_CURAND_PATH=/nonexistent/libcurand.so.10
+warnings="-std=c11 -Wall -Wextra -Werror -pedantic"
+
+fail() { echo "consumers: $*"; exit 1; }
+
+# --- C through pkg-config -----------------------------------------------------------------------
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+found=$(pkg-config --modversion cubind) || fail "pkg-config does not find cubind in $prefix"
+[ "$found" = "$version" ] || fail "pkg-config says cubind $found, expected $version"
+# shellcheck disable=SC2046 # pkg-config's output is meant to split
+$cc $warnings $(pkg-config --cflags cubind) "$here/consumer.c" -o "$work/c-pkgconfig" \
+    $(pkg-config --libs cubind) -Wl,-rpath,"$prefix/lib"
+"$work/c-pkgconfig" > "$work/c.txt"
+count=$(sed -n 's/^cubind .*, \([0-9]*\) libraries$/\1/p' "$work/c.txt")
+[ -n "$count" ] && [ "$count" -gt 0 ] || fail "C consumer: no library count"
+grep -q "^cubind $version, " "$work/c.txt" || fail "C consumer: cubind_version() is not $version"
+# What it found is what cubind-probe finds (same environment): name, found, soname.
+"$prefix/bin/cubind-probe" --json | /usr/bin/python3 -c '
+import json, sys
+for lib in json.load(sys.stdin)["libraries"]:
+    print(lib["name"], int(lib["found"]), lib["soname"] or "-")' > "$work/probe.txt"
+sed -n 's/^\([A-Za-z0-9_]*\): kind [0-9]* found \([01]\) soname \([^ ]*\) .*/\1 \2 \3/p' "$work/c.txt" > "$work/c-found.txt"
+cmp -s "$work/probe.txt" "$work/c-found.txt" ||
+    { diff "$work/probe.txt" "$work/c-found.txt"; fail "C consumer: libraries found differ from cubind-probe's"; }
+grep -q ': kind 0 found 1 soname lib' "$work/c.txt" || fail "C consumer: no library found (the tests need the toolkit's)"
+grep -q '^curand: kind 2 found 0 ' "$work/c.txt" || fail "C consumer: curand must be missing"
+grep -q '^curandGetVersion: status [0-9]* kind 2 library curand function curandGetVersion status_name CURAND_STATUS_INITIALIZATION_FAILED path in message 1$' \
+    "$work/c.txt" || { cat "$work/c.txt"; fail "C consumer: wrong error record"; }
+echo "consumers: C (pkg-config): $count libraries ($(grep -c ' found 1 ' "$work/c.txt") found, as cubind-probe says), the missing library's error record read"
+
+same() { # name file
+    cmp -s "$work/c.txt" "$2" || { diff "$work/c.txt" "$2"; fail "$1 reads something else than C"; }
+    echo "consumers: $1: identical to C"
+}
+
+# --- C through CMake ----------------------------------------------------------------------------
+cmake -S "$here/cmake" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCUBIND_EXPECTED_VERSION="$version" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$warnings" > "$work/cmake.log" 2>&1 ||
+    { cat "$work/cmake.log"; fail "CMake configuration failed"; }
+cmake --build "$work/cmake" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; fail "CMake build failed"; }
+if readelf -d "$work/cmake/consumer_static" | grep -q 'libcubind'; then fail "consumer_static links libcubind.so"; fi
+readelf -d "$work/cmake/consumer_shared" | grep -q "NEEDED.*\[libcubind.so.${version%%.*}\]" ||
+    fail "consumer_shared does not need libcubind.so.${version%%.*}"
+"$work/cmake/consumer_shared" > "$work/cmake-shared.txt"
+same "C (CMake, cubind::cubind)" "$work/cmake-shared.txt"
+"$work/cmake/consumer_static" > "$work/cmake-static.txt"
+same "C (CMake, cubind::cubind_static)" "$work/cmake-static.txt"
+# A version the package does not accept must not be found.
+mkdir -p "$work/cmake-wrong"
+printf 'find_package(cubind 99.0 QUIET CONFIG)\nif(cubind_FOUND)\n  message(FATAL_ERROR "accepted 99.0")\nendif()\n' \
+    > "$work/cmake-wrong/check.cmake"
+cmake -DCMAKE_PREFIX_PATH="$prefix" -P "$work/cmake-wrong/check.cmake" > /dev/null || fail "CMake accepted cubind 99.0"
+
+# --- LuaJIT, cffi, ctypes -----------------------------------------------------------------------
+luajit "$here/consumer.lua" "$prefix" > "$work/luajit.txt"
+same "LuaJIT (ffi.cdef of cdef/cubind.h)" "$work/luajit.txt"
+/usr/bin/python3 "$here/consumer_cffi.py" "$prefix" > "$work/cffi.txt"
+same "Python cffi, ABI mode (cdef/cubind.h)" "$work/cffi.txt"
+/usr/bin/python3 "$here/consumer_ctypes.py" "$prefix" > "$work/ctypes.txt"
+same "Python ctypes" "$work/ctypes.txt"
+
+# --- Rust: bindgen + rustc, no crate ------------------------------------------------------------
+mkdir -p "$work/rust"
+bindgen "$prefix/include/cubind/cubind.h" -o "$work/rust/bindings.rs" --no-layout-tests \
+    --allowlist-function 'cubind_.*' --allowlist-var 'CUBIND_.*' -- -I"$prefix/include" \
+    > "$work/rust/bindgen.log" 2>&1 || { cat "$work/rust/bindgen.log"; fail "bindgen failed"; }
+CUBIND_BINDINGS_DIR="$work/rust" rustc --edition 2021 -o "$work/rust/consumer" "$here/consumer.rs" \
+    -L "$prefix/lib" -l dylib=cubind -C link-args=-Wl,-rpath,"$prefix/lib" > "$work/rust/rustc.log" 2>&1 ||
+    { cat "$work/rust/rustc.log"; fail "rustc failed"; }
+"$work/rust/consumer" > "$work/rust.txt"
+same "Rust (bindgen on cubind/cubind.h)" "$work/rust.txt"
