@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "cubind/platform.h"
+#include "cubind/version.h"
 #include "cubind/libraries.h"
 
 CUBIND_EXTERN_C_BEGIN

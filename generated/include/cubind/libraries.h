@@ -29,7 +29,7 @@ typedef enum cubind_library {
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */
-#define CUBIND_VERSION_STRING "0.1.0"
+#define CUBIND_GENERATOR_VERSION_STRING "0.1.0"
 #define CUBIND_CUDA_HEADERS_VERSION_STRING "13.0"
 
 #endif /* CUBIND_LIBRARIES_H */
