@@ -38,7 +38,7 @@ test-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) 
 	    $(TEST_BUILD)/test_faults
 
 # Issue 7's fault classes (tests/test_hardening.c), and the set-user-ID helper it runs as nobody.
-HARDENING_OBJECTS := $(TEST_BUILD)/obj/tests/test_hardening.o $(TEST_BUILD)/obj/tests/scenario.o \
+HARDENING_OBJECTS := $(TEST_BUILD)/obj/tests/test_hardening.o $(TEST_BUILD)/obj/tests/scenario.o $(LIBRARY_CASES) \
                      $(TEST_BUILD)/obj/tests/loader_support.o
 SETUID_HELPER := $(TEST_BUILD)/setuid_helper
 

@@ -3,6 +3,8 @@
 #include "loader_support.h"
 
 #include <dlfcn.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -179,4 +181,64 @@ const char *const *library_env(const char *(*path_of)(const char *soname), ...)
     va_end(extras);
     env[n] = NULL;
     return env;
+}
+
+/* ---- a temporary directory for the faulty files ------------------------------------------------ */
+
+char tmp_dir[256];
+
+int make_tmp_dir(const char *name)
+{
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/%s-XXXXXX", name);
+    if (mkdtemp(tmp_dir) == NULL)
+        return -1;
+    return chmod(tmp_dir, 0755); /* set-user-ID cases run as nobody */
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int remove_tmp_dir(void)
+{
+    return nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *tmp_path(const char *name)
+{
+    static _Thread_local char paths[8][8192];
+    static _Thread_local int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", tmp_dir, name);
+    return path;
+}
+
+int copy_file(const char *from, const char *to, long limit)
+{
+    char buf[65536];
+    size_t got, total = 0;
+    int ok = 1;
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    if (in == NULL || out == NULL) {
+        if (in != NULL)
+            fclose(in);
+        if (out != NULL)
+            fclose(out);
+        return -1;
+    }
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) {
+        if (limit > 0 && total + got > (size_t)limit)
+            got = (size_t)limit - total;
+        ok &= fwrite(buf, 1, got, out) == got;
+        total += got;
+        if (limit > 0 && total >= (size_t)limit)
+            break;
+    }
+    fclose(in);
+    ok &= fclose(out) == 0;
+    return ok ? 0 : -1;
 }

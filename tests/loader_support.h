@@ -36,6 +36,14 @@ const char *half_mock(const char *soname);
 /* How many of the mock libraries are mapped. */
 int mocks_mapped(void);
 
+/* A temporary directory (/tmp/<name>-XXXXXX, mode 0755) for a test binary's files, a path in it
+ * (one of 8 rotating buffers a thread), and a copy of the first `limit` bytes (0: all) of a file. */
+extern char tmp_dir[256];
+int make_tmp_dir(const char *name);
+int remove_tmp_dir(void);
+const char *tmp_path(const char *name);
+int copy_file(const char *from, const char *to, long limit);
+
 /* Print what was expected when the check fails. */
 int contains(const char *text, const char *needle);
 int same(const char *a, const char *b);

@@ -1166,58 +1166,19 @@ static const struct scenario scenarios[] = {
 
 /* ---- CMocka tests (parent): make the faulty files, run the scenario ------------------------------------ */
 
-static char tmp_dir[256];
-
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/cubind-faults-XXXXXX");
-    return mkdtemp(tmp_dir) != NULL ? 0 : -1;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
+    return make_tmp_dir("cubind-faults");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return remove_tmp_dir();
 }
 
-static const char *tmp_path(const char *name)
-{
-    static char paths[8][8192];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, sizeof paths[0], "%s/%s", tmp_dir, name);
-    return path;
-}
-
-/* Copy `from` to `to`, `limit` bytes at most (0: all). */
-static void copy_file(const char *from, const char *to, long limit)
-{
-    char buf[65536];
-    size_t got, total = 0;
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0) {
-        if (limit > 0 && total + got > (size_t)limit)
-            got = (size_t)limit - total;
-        assert_int_equal(fwrite(buf, 1, got, out), got);
-        total += got;
-        if (limit > 0 && total >= (size_t)limit)
-            break;
-    }
-    fclose(in);
-    assert_int_equal(fclose(out), 0);
-}
-
+/* Overwrite `size` bytes of a file at `offset`. */
 static void patch_file(const char *path, long offset, const void *bytes, size_t size)
 {
     FILE *file = fopen(path, "r+b");
@@ -1254,7 +1215,7 @@ static void test_truncated_elf(void **state)
 {
     const char *path = tmp_path("libcufft.so.12");
     (void)state;
-    copy_file(mock_path("libcufft.so.12"), path, 1024);
+    assert_int_equal(copy_file(mock_path("libcufft.so.12"), path, 1024), 0);
     run_fault(CUBIND_LIB_CUFFT, path, "truncated ELF file: 1024 bytes, but its segments need ", 0);
 }
 
@@ -1263,7 +1224,7 @@ static void test_wrong_class(void **state)
     const char *path = tmp_path("libcusparse.so.12");
     const unsigned char class32 = ELFCLASS32;
     (void)state;
-    copy_file(mock_path("libcusparse.so.12"), path, 0);
+    assert_int_equal(copy_file(mock_path("libcusparse.so.12"), path, 0), 0);
     patch_file(path, EI_CLASS, &class32, 1);
     run_fault(CUBIND_LIB_CUSPARSE, path, "wrong ELF class: ELFCLASS32", 1);
 }
@@ -1282,7 +1243,7 @@ static void test_wrong_machine(void **state)
     const char *path = tmp_path("libcublasLt.so.13");
     const unsigned char machine[2] = {OTHER_MACHINE & 0xff, OTHER_MACHINE >> 8}; /* little-endian ELF */
     (void)state;
-    copy_file(mock_path("libcublasLt.so.13"), path, 0);
+    assert_int_equal(copy_file(mock_path("libcublasLt.so.13"), path, 0), 0);
     patch_file(path, offsetof(ElfW(Ehdr), e_machine), machine, 2);
     run_fault(CUBIND_LIB_CUBLASLT, path, OTHER_MACHINE_TEXT, 0);
 }
@@ -1467,7 +1428,7 @@ static void test_stress_first_calls(void **state)
     for (round = 0; round < 4096; ++round)
         fputc('x', file);
     fclose(file);
-    copy_file(mock_path("libcusparse.so.12"), cut_path, 4096);
+    assert_int_equal(copy_file(mock_path("libcusparse.so.12"), cut_path, 4096), 0);
 
     for (round = 0; round < rounds; ++round) {
         const char *const *env;

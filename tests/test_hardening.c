@@ -410,57 +410,16 @@ static const struct scenario scenarios[] = {
 
 /* ---- CMocka tests (parent) ------------------------------------------------------------------------------------- */
 
-static char tmp_dir[256];
-
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/cubind-hardening-XXXXXX");
-    if (mkdtemp(tmp_dir) == NULL)
-        return -1;
-    return chmod(tmp_dir, 0755); /* the set-user-ID case runs as nobody */
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
+    return make_tmp_dir("cubind-hardening");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char paths[8][4096];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, sizeof paths[0], "%s/%s", tmp_dir, name);
-    return path;
-}
-
-static void copy_file(const char *from, const char *to, long limit)
-{
-    char buf[65536];
-    size_t got, total = 0;
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0) {
-        if (limit > 0 && total + got > (size_t)limit)
-            got = (size_t)limit - total;
-        assert_int_equal(fwrite(buf, 1, got, out), got);
-        total += got;
-        if (limit > 0 && total >= (size_t)limit)
-            break;
-    }
-    fclose(in);
-    assert_int_equal(fclose(out), 0);
+    return remove_tmp_dir();
 }
 
 static void run(const char *name, const char *const *env)
@@ -496,7 +455,7 @@ static void test_system_loader_skips_working_directory(void **state)
     (void)state;
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/libcublas.so.13", dir);
-    copy_file(mock_path("libcublas.so.13"), file, 0);
+    assert_int_equal(copy_file(mock_path("libcublas.so.13"), file, 0), 0);
     ld_path_case(dir, ":/nonexistent", "ld_path_cwd");
     ld_path_case(dir, "/nonexistent:", "ld_path_cwd");
     ld_path_case(dir, ".", "ld_path_cwd");
@@ -510,7 +469,7 @@ static void test_system_loader_checks_files(void **state)
     (void)state;
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/libcublas.so.13", dir);
-    copy_file(mock_path("libcublas.so.13"), file, 1024);
+    assert_int_equal(copy_file(mock_path("libcublas.so.13"), file, 1024), 0);
     ld_path_case(dir, dir, "ld_path_truncated");
 }
 
@@ -556,7 +515,7 @@ static void test_setuid_ignores_environment(void **state)
     (void)state;
     if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
         skip(); /* needs root (to make a set-user-ID file) and setpriv (to run it as another user) */
-    copy_file(beside_binary("setuid_helper"), helper, 0);
+    assert_int_equal(copy_file(beside_binary("setuid_helper"), helper, 0), 0);
     assert_int_equal(chown(helper, 0, 0), 0);
     assert_int_equal(chmod(helper, 04755), 0);
     snprintf(lib64, sizeof lib64, "%s/lib64", mock_root);
@@ -565,7 +524,7 @@ static void test_setuid_ignores_environment(void **state)
     snprintf(link, sizeof link, "%s/libcufft.so.12", lib64);
     assert_int_equal(symlink(mock_path("libcufft.so.12"), link), 0);
     snprintf(link, sizeof link, "%s/libcubind_mock_recorder.so", lib64); /* the mock's $ORIGIN run path */
-    copy_file(mock_path("libcubind_mock_recorder.so"), link, 0);
+    assert_int_equal(copy_file(mock_path("libcubind_mock_recorder.so"), link, 0), 0);
     snprintf(link, sizeof link, "%s/libcufft.so.12", lib64);
     snprintf(cublas_env, sizeof cublas_env, "CUBIND_CUFFT_PATH=%s", link);
     snprintf(root_env[0], sizeof root_env[0], "CUDA_PATH=%s", mock_root);
@@ -638,7 +597,7 @@ static void test_wrong_library_refused(void **state)
     wrong_library("cusolverMg", "CUBIND_CUSOLVERMG_PATH", mock_path("libcusolver.so.12"),
                   "is libcusolver.so.12, not libcusolverMg");
     wrong_library("cublasLt", "CUBIND_CUBLASLT_PATH", mock_path("libcublas.so.13"), "is libcublas.so.13, not libcublasLt");
-    copy_file(beside_binary("setuid_helper"), no_soname, 0); /* an executable: no DT_SONAME */
+    assert_int_equal(copy_file(beside_binary("setuid_helper"), no_soname, 0), 0); /* an executable: no DT_SONAME */
     wrong_library("cusparse", "CUBIND_CUSPARSE_PATH", no_soname, "has no DT_SONAME, so it cannot be told to be libcusparse");
 }
 

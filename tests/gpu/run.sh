@@ -40,6 +40,8 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,
 step "$build/bin/cubind-probe"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_loader"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_faults"
+step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_libraries"
+step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_hardening"
 step passthrough
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
