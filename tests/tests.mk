@@ -304,7 +304,12 @@ $(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
 
-gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples
+# NAME=soname of each library's mock, for tests/gpu/run.sh (the paths differ on the GPU machine).
+$(MOCK_DIR)/environment.txt: generated/build.mk
+	@mkdir -p $(dir $@)
+	printf '%s\n' $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(CUBIND_SONAME_$(l))) > $@
+
+gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt
 
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)

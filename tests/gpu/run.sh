@@ -18,14 +18,11 @@ step() {
     if "$@"; then echo "=== ok: $1"; else echo "=== FAILED ($?): $1"; failed=$((failed + 1)); fi
 }
 
+# CUBIND_<LIB>_PATH of every library's mock (make gpu-build writes the names: mock/environment.txt)
 mock_env=""
-for mock in "$test_dir"/mock/lib*.so.*; do
-    name=$(basename "$mock")
-    name=${name#lib}
-    name=${name%%.so*}
-    [ "$name" = "cubind_mock_recorder" ] && continue
-    mock_env="$mock_env CUBIND_$(echo "$name" | tr '[:lower:]' '[:upper:]')_PATH=$mock"
-done
+while read -r entry; do
+    mock_env="$mock_env ${entry%%=*}=$test_dir/mock/${entry#*=}"
+done < "$test_dir/mock/environment.txt"
 
 passthrough() {
     # shellcheck disable=SC2086 # one NAME=VALUE word per library
