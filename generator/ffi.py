@@ -12,6 +12,8 @@ loader functions) is read with libclang, so the cdef follows that header as it c
 
 from __future__ import annotations
 
+import dataclasses
+
 import mmap
 import re
 import struct
@@ -223,6 +225,24 @@ def census(model: Model, cuda_path: Path | None) -> dict[str, dict]:
     return result
 
 
+def flat_groups(model: Model, modules: list[ModuleModel]) -> list:
+    """The type groups a cdef file declares, shared ones first. A block NVIDIA guards with
+    `#ifndef M / #define M` in two headers (CUuuid_st in cuda.h and driver_types.h) is declared
+    once, from the first header: a flat file has no preprocessor to skip the second."""
+    groups = [*model.shared_groups, *(g for tm in type_modules(model, modules) for g in tm.groups)]
+    first_header: dict[str, str] = {}
+    for group in groups:
+        for entry in group.entries:
+            if entry.get("define_guard"):
+                first_header.setdefault(entry["define_guard"], group.header)
+    result = []
+    for group in groups:
+        entries = [e for e in group.entries
+                   if not e.get("define_guard") or first_header[e["define_guard"]] == group.header]
+        result.append(dataclasses.replace(group, entries=entries))
+    return result
+
+
 def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, str],
            cuda_path: Path | None = None) -> dict[str, str]:
     """cdef/*.h and docs/api/*.md (paths relative to generated/)."""
@@ -230,12 +250,12 @@ def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, s
     api = hand_written(out["include/cubind/libraries.h"])
     cdef = env.get_template("cdef.h.j2")
     files["cdef/cubind.h"] = cdef.render(common | {
-        "name": "cubind", "modules": model.modules, "type_modules": type_modules(model, model.modules), "api": api,
+        "name": "cubind", "modules": model.modules, "groups": flat_groups(model, model.modules), "api": api,
         "standard": standard_structs(model, model.modules),
     })
     for module in model.modules:
         files[f"cdef/{module.module.name}.h"] = cdef.render(common | {
-            "name": module.module.name, "modules": [module], "type_modules": type_modules(model, [module]),
+            "name": module.module.name, "modules": [module], "groups": flat_groups(model, [module]),
             "api": api, "standard": standard_structs(model, [module]),
         })
     exports = census(model, cuda_path)

@@ -1300,7 +1300,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cublas_api.h */
 enum { CUBLAS_VER_MAJOR = 13 };
 enum { CUBLAS_VER_MINOR = 1 };
@@ -1427,7 +1426,6 @@ typedef enum {
 struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
 typedef void (*cublasLogCallback)(const char *);
-
 
 /* cublasLt.h */
 enum { CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA = 1 };
@@ -2401,7 +2399,6 @@ typedef enum {
 } cublasLtMatmulAlgoConfigAttributes_t;
 typedef void (*cublasLtLoggerCallback_t)(int, const char *, const char *);
 
-
 /* cufft.h */
 enum { CUFFT_VER_MAJOR = 12 };
 enum { CUFFT_VER_MINOR = 0 };
@@ -2566,7 +2563,6 @@ typedef void (*cufftJITCallbackStoreZ)(void *, unsigned long long, cufftDoubleCo
 typedef void (*cufftJITCallbackStoreR)(void *, unsigned long long, cufftReal, void *, void *);
 typedef void (*cufftJITCallbackStoreD)(void *, unsigned long long, cufftDoubleReal, void *, void *);
 
-
 /* curand.h */
 enum { CURAND_VER_MAJOR = 10 };
 enum { CURAND_VER_MINOR = 4 };
@@ -2655,7 +2651,6 @@ enum curandMethod {
     CURAND_POISSON = 13
 };
 typedef enum curandMethod curandMethod_t;
-
 
 /* cusolver_common.h */
 enum { CUSOLVER_VER_MAJOR = 12 };
@@ -2763,7 +2758,6 @@ typedef enum {
     CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2
 } cusolverMathMode_t;
 
-
 /* cusolverDn.h */
 struct cusolverDnContext;
 typedef struct cusolverDnContext *cusolverDnHandle_t;
@@ -2783,7 +2777,6 @@ typedef enum {
     CUSOLVERDN_SYEVBATCHED = 2
 } cusolverDnFunction_t;
 typedef void (*cusolverDnLoggerCallback_t)(int, const char *, const char *);
-
 
 /* cusparse.h */
 enum { CUSPARSE_VER_MAJOR = 12 };
@@ -2972,7 +2965,6 @@ typedef enum {
     CUSPARSE_SPMM_OP_ALG_DEFAULT = 0
 } cusparseSpMMOpAlg_t;
 
-
 /* cusolverSp.h */
 struct cusolverSpContext;
 typedef struct cusolverSpContext *cusolverSpHandle_t;
@@ -2988,7 +2980,6 @@ struct csrcholInfoHost;
 typedef struct csrcholInfoHost *csrcholInfoHost_t;
 struct csrcholInfo;
 typedef struct csrcholInfo *csrcholInfo_t;
-
 
 /* cusolverRf.h */
 typedef enum {
@@ -3022,7 +3013,6 @@ typedef enum {
 struct cusolverRfCommon;
 typedef struct cusolverRfCommon *cusolverRfHandle_t;
 
-
 /* cusolverMg.h */
 struct cusolverMgContext;
 typedef struct cusolverMgContext *cusolverMgHandle_t;
@@ -3033,13 +3023,11 @@ typedef enum {
 typedef void *cudaLibMgGrid_t;
 typedef void *cudaLibMgMatrixDesc_t;
 
-
 /* cuda_runtime_api.h */
 enum { CUDART_VERSION = 13000 };
 enum { __CUDART_API_VERSION = 13000 };
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
 typedef void (*cudaLogsCallback_t)(void *, cudaLogLevel, char *, size_t);
-
 
 /* cuda.h */
 enum { CUDA_VERSION = 13000 };
@@ -3147,10 +3135,6 @@ struct CUasyncCallbackEntry_st;
 typedef struct CUasyncCallbackEntry_st *CUasyncCallbackHandle;
 struct CUgreenCtx_st;
 typedef struct CUgreenCtx_st *CUgreenCtx;
-struct CUuuid_st {
-    char bytes[16];
-};
-typedef struct CUuuid_st CUuuid;
 struct CUmemFabricHandle_st {
     unsigned char data[64];
 };
@@ -5052,7 +5036,6 @@ typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
 typedef void (*CUlogsCallback)(void *, CUlogLevel, char *, size_t);
 typedef unsigned int CUlogIterator;
 
-
 /* nvrtc.h */
 typedef enum {
     NVRTC_SUCCESS = 0,
@@ -5076,7 +5059,6 @@ typedef enum {
 } nvrtcResult;
 struct _nvrtcProgram;
 typedef struct _nvrtcProgram *nvrtcProgram;
-
 
 /* nvJitLink.h */
 typedef enum {
@@ -5113,7 +5095,6 @@ typedef enum {
 } nvJitLinkInputType;
 struct nvJitLink;
 typedef struct nvJitLink *nvJitLinkHandle;
-
 
 /* nccl.h */
 enum { NCCL_MAJOR = 2 };
@@ -5212,7 +5193,6 @@ typedef enum {
     ncclScalarDevice = 0,
     ncclScalarHostImmediate = 1
 } ncclScalarResidence_t;
-
 
 /* cudnn_graph.h */
 enum { CUDNN_GRAPH_MAJOR = 9 };

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cublas_api.h */
 enum { CUBLAS_VER_MAJOR = 13 };
 enum { CUBLAS_VER_MINOR = 1 };

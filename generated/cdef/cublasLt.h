@@ -1300,7 +1300,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cublas_api.h */
 enum { CUBLAS_VER_MAJOR = 13 };
 enum { CUBLAS_VER_MINOR = 1 };
@@ -1427,7 +1426,6 @@ typedef enum {
 struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
 typedef void (*cublasLogCallback)(const char *);
-
 
 /* cublasLt.h */
 enum { CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA = 1 };

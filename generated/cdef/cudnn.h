@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cudnn_graph.h */
 enum { CUDNN_GRAPH_MAJOR = 9 };
 enum { CUDNN_GRAPH_MINOR = 19 };

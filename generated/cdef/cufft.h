@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cufft.h */
 enum { CUFFT_VER_MAJOR = 12 };
 enum { CUFFT_VER_MINOR = 0 };

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* curand.h */
 enum { CURAND_VER_MAJOR = 10 };
 enum { CURAND_VER_MINOR = 4 };

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cusolver_common.h */
 enum { CUSOLVER_VER_MAJOR = 12 };
 enum { CUSOLVER_VER_MINOR = 0 };

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cublas_api.h */
 enum { CUBLAS_VER_MAJOR = 13 };
 enum { CUBLAS_VER_MINOR = 1 };
@@ -1425,7 +1424,6 @@ struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
 typedef void (*cublasLogCallback)(const char *);
 
-
 /* cusolver_common.h */
 enum { CUSOLVER_VER_MAJOR = 12 };
 enum { CUSOLVER_VER_MINOR = 0 };
@@ -1531,7 +1529,6 @@ typedef enum {
     CUSOLVER_DEFAULT_MATH = 1,
     CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2
 } cusolverMathMode_t;
-
 
 /* cusolverMg.h */
 struct cusolverMgContext;

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cusolver_common.h */
 enum { CUSOLVER_VER_MAJOR = 12 };
 enum { CUSOLVER_VER_MINOR = 0 };
@@ -1403,7 +1402,6 @@ typedef enum {
     CUSOLVER_DEFAULT_MATH = 1,
     CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2
 } cusolverMathMode_t;
-
 
 /* cusolverRf.h */
 typedef enum {

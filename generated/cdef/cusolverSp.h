@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cusolver_common.h */
 enum { CUSOLVER_VER_MAJOR = 12 };
 enum { CUSOLVER_VER_MINOR = 0 };
@@ -1403,7 +1402,6 @@ typedef enum {
     CUSOLVER_DEFAULT_MATH = 1,
     CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2
 } cusolverMathMode_t;
-
 
 /* cusparse.h */
 enum { CUSPARSE_VER_MAJOR = 12 };
@@ -1591,7 +1589,6 @@ typedef struct cusparseSpMMOpPlan *cusparseSpMMOpPlan_t;
 typedef enum {
     CUSPARSE_SPMM_OP_ALG_DEFAULT = 0
 } cusparseSpMMOpAlg_t;
-
 
 /* cusolverSp.h */
 struct cusolverSpContext;

@@ -1300,7 +1300,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cusparse.h */
 enum { CUSPARSE_VER_MAJOR = 12 };
 enum { CUSPARSE_VER_MINOR = 6 };

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cuda.h */
 enum { CUDA_VERSION = 13000 };
 enum { CU_IPC_HANDLE_SIZE = 64 };
@@ -1404,10 +1403,6 @@ struct CUasyncCallbackEntry_st;
 typedef struct CUasyncCallbackEntry_st *CUasyncCallbackHandle;
 struct CUgreenCtx_st;
 typedef struct CUgreenCtx_st *CUgreenCtx;
-struct CUuuid_st {
-    char bytes[16];
-};
-typedef struct CUuuid_st CUuuid;
 struct CUmemFabricHandle_st {
     unsigned char data[64];
 };

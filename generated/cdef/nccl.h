@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* nccl.h */
 enum { NCCL_MAJOR = 2 };
 enum { NCCL_MINOR = 28 };

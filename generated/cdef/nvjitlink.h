@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* nvJitLink.h */
 typedef enum {
     NVJITLINK_SUCCESS = 0,

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* nvrtc.h */
 typedef enum {
     NVRTC_SUCCESS = 0,

@@ -1297,7 +1297,6 @@ struct cudaTextureDesc {
 };
 typedef unsigned long long cudaTextureObject_t;
 
-
 /* cuda_runtime_api.h */
 enum { CUDART_VERSION = 13000 };
 enum { __CUDART_API_VERSION = 13000 };
