@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 
 import mmap
-import re
 import struct
 import tempfile
 from pathlib import Path
@@ -33,12 +32,12 @@ INCLUDE = PUBLIC_HEADER.parent.parent
 
 def _join(tokens: list[str]) -> str:
     """C tokens as one declaration, spaced the way a person writes them."""
-    text = " ".join(tokens)
-    text = re.sub(r"\s+([,;)\]])", r"\1", text)
-    text = re.sub(r"([(\[])\s+", r"\1", text)
-    text = re.sub(r"\s+\[", "[", text)
-    text = re.sub(r"\*\s+(?=[A-Za-z_(])", "*", text)
-    text = re.sub(r"\)\s+\(", ")(", text)
+    text = ""
+    for i, token in enumerate(tokens):
+        before = tokens[i - 1] if i else ""
+        glued = (not text or token in (",", ";", ")", "]", "[") or before in ("(", "[")
+                 or (before == "*" and (token[:1].isalpha() or token[:1] in "_(")) or (before == ")" and token == "("))
+        text += token if glued else " " + token
     return text
 
 
@@ -94,7 +93,7 @@ def hand_written(libraries_h: str, header: Path = PUBLIC_HEADER) -> list[str]:
             kind = cursor.kind
             if kind == ci.CursorKind.MACRO_DEFINITION:
                 body = [t.spelling for t in cursor.get_tokens()][1:]
-                if len(body) == 1 and re.fullmatch(r"-?\d+", body[0]):
+                if len(body) == 1 and body[0].lstrip("-").isdigit():
                     macros[cursor.spelling] = body[0]
                     out.append(f"enum {{ {cursor.spelling} = {body[0]} }};")
                 continue
@@ -153,19 +152,12 @@ def type_modules(model: Model, targets: list[ModuleModel]) -> list[ModuleModel]:
 
 
 def standard_structs(model: Model, modules: list[ModuleModel]) -> list[tuple[str, str]]:
-    """(tag, typedef) of the standard library's structures the wrappers take by pointer and no
-    cubind header declares (FILE: struct _IO_FILE), to be declared opaque: LuaJIT's FFI does not
-    know them."""
-    declared = {n for ir in model.irs for e in ir["types"] for n in (e["name"], e["typedef"]) if n}
-    found: dict[str, str] = {}
-    for module in modules:
-        for function in module.functions:
-            for item in [function["returns"], *function["params"]]:
-                name = re.sub(r"\bconst\b|\*", "", item["type"]).strip()
-                tag = re.fullmatch(r"(?:const )?struct (\w+) \*(?: ?const)?", item["canonical"].strip())
-                if tag and name.isidentifier() and name not in declared and name != f"struct {tag.group(1)}":
-                    found.setdefault(name, tag.group(1))
-    return sorted((tag, name) for name, tag in found.items())
+    """(tag, typedef) of the C library's structures the wrappers take by pointer, declared opaque
+    because LuaJIT's FFI does not know them: FILE (glibc's struct _IO_FILE), when a module's
+    declarations need stdio.h."""
+    del model  # the modules' own facts say it
+    headers = {h for module in modules for h in module.standard_headers}
+    return [("_IO_FILE", "FILE")] if "stdio.h" in headers else []
 
 
 # --- what the toolkit's libraries export --------------------------------------------------------

@@ -6,6 +6,9 @@
  *     make generate
  */
 
+/* the C library's, opaque */
+typedef struct _IO_FILE FILE;
+
 /* cuda_fp16.h */
 struct __half;
 typedef struct __half __half;
