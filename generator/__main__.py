@@ -13,11 +13,12 @@ IR cubind cannot use; the message names the culprit.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
 from . import config as config_module
-from . import macros, model, output, parse, render
+from . import macros, model, output, parallel, parse, render
 from .names import NameError_
 from .tu import ParseError
 from .typesel import TypeError_
@@ -39,12 +40,15 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     include = (*extra, cuda_path / "include")
     cuda_version = macros.cuda_version(include, config.cuda_version_header, config.cuda_version_macro,
                                        list(config.cxx_args))
-    irs = [
-        parse.build_ir(config, unit, (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include"),
-                       cuda_version)
-        for unit in config.units
-    ]
+    irs = parallel.ordered_map(
+        functools.partial(_unit_ir, config, extra, cuda_path, cuda_version), list(config.units))
     return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())))
+
+
+def _unit_ir(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cuda_version: str,
+             unit: config_module.Unit) -> dict:
+    return parse.build_ir(config, unit, (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include"),
+                          cuda_version)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ Everything here reads libclang's macro cursors and tokens; nothing scans text.
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import clang.cindex as ci
@@ -18,21 +19,58 @@ TK = ci.TokenKind
 
 def macro_definitions(parsed: Parsed, headers: set[str]) -> list[ci.Cursor]:
     """Object-like macro definitions made in `headers`, in source order."""
-    result = []
-    for cursor in parsed.tu.cursor.get_children():
-        if cursor.kind != CK.MACRO_DEFINITION:
-            continue
-        if parsed.relative(cursor.location.file) not in headers:
-            continue
-        if clang_ext.is_macro_function_like(cursor):
-            continue
-        result.append(cursor)
-    return result
+    return [macro for macro, _ in _macros(parsed, headers)]
+
+
+def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[ci.Token]]]:
+    """(definition, replacement list) of each object-like macro of `headers`, read once per unit."""
+    key = ("macros", frozenset(headers))
+    if key not in parsed.memo:
+        parsed.memo[key] = [
+            (cursor, body_tokens(cursor))
+            for cursor in parsed.declarations(CK.MACRO_DEFINITION)
+            if parsed.relative(cursor.location.file) in headers and not clang_ext.is_macro_function_like(cursor)
+        ]
+    return parsed.memo[key]
 
 
 def body_tokens(macro: ci.Cursor) -> list[ci.Token]:
     """The replacement list of an object-like macro (its tokens after the name)."""
     return list(macro.get_tokens())[1:]
+
+
+EVAL_PREFIX = "cubind_eval_"
+
+
+def evaluation_source(names: list[str]) -> str:
+    """C++ lines that make libclang evaluate each name: `constexpr auto cubind_eval_<i> = (NAME);`.
+    Appended after a unit's headers (tu.parse's extra_source), read back with `evaluated`."""
+    return "".join(f"constexpr auto {EVAL_PREFIX}{i} = ({name});\n" for i, name in enumerate(names))
+
+
+def evaluated(parsed: Parsed, names: list[str], first_line: int) -> dict[str, int]:
+    """The values of the lines of `evaluation_source(names)`, which starts at `first_line` of the
+    translation unit's main file. Names whose line does not compile (types, attributes, strings)
+    are left out."""
+    main = parsed.tu.spelling
+    bad_lines = {
+        d.location.line
+        for d in parsed.tu.diagnostics
+        if d.severity >= ci.Diagnostic.Error and d.location.file and d.location.file.name == main
+    }
+    values: dict[str, int] = {}
+    for cursor in parsed.declarations(CK.VAR_DECL):
+        if not cursor.spelling.startswith(EVAL_PREFIX):
+            continue
+        if cursor.location.line in bad_lines:
+            continue
+        index = int(cursor.spelling.removeprefix(EVAL_PREFIX))
+        if cursor.location.line != first_line + index:
+            continue
+        value = clang_ext.evaluate_int(cursor)
+        if value is not None:
+            values[names[index]] = value
+    return values
 
 
 def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], names: list[str]) -> dict[str, int]:
@@ -44,42 +82,25 @@ def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], nam
     """
     if not names:
         return {}
-    lines = "".join(f"constexpr auto cubind_eval_{i} = ({name});\n" for i, name in enumerate(names))
-    parsed = parse(include_dirs, headers, args, extra_source=lines, name="cubind_eval")
-    bad_lines = {
-        d.location.line
-        for d in parsed.tu.diagnostics
-        if d.severity >= ci.Diagnostic.Error and d.location.file and d.location.file.name.startswith("cubind_eval.")
-    }
-    first_line = len(headers) + 1
-    values: dict[str, int] = {}
-    for cursor in parsed.tu.cursor.get_children():
-        if cursor.kind != CK.VAR_DECL or not cursor.spelling.startswith("cubind_eval_"):
-            continue
-        if cursor.location.line in bad_lines:
-            continue
-        index = int(cursor.spelling.removeprefix("cubind_eval_"))
-        if cursor.location.line != first_line + index:
-            continue
-        value = clang_ext.evaluate_int(cursor)
-        if value is not None:
-            values[names[index]] = value
-    return values
+    parsed = parse(include_dirs, headers, args, extra_source=evaluation_source(names), name="cubind_eval")
+    return evaluated(parsed, names, len(headers) + 1)
 
 
-def integer_constants(parsed: Parsed, headers: set[str], args: list[str], unit_headers: list[str]) -> list[dict]:
+def constant_candidates(parsed: Parsed, headers: set[str]) -> list[str]:
+    """Object-like macros of `headers` with a replacement list: what integer_constants evaluates."""
+    return [m.spelling for m, body in _macros(parsed, headers) if body]
+
+
+def integer_constants(parsed: Parsed, headers: set[str], values: dict[str, int]) -> list[dict]:
     """#define constants of `headers` that are integer constant expressions, with their
-    replacement text (kept as written, so 0x01ull << 32 stays unsigned long long)."""
-    macros = macro_definitions(parsed, headers)
-    names = [m.spelling for m in macros if body_tokens(m)]
-    values = evaluate(parsed.include_dirs, unit_headers, args, names)
+    replacement text (kept as written, so 0x01ull << 32 stays unsigned long long).
+    `values`: the macros' values (`evaluate` or `evaluated` of constant_candidates)."""
     constants = []
     known: set[str] = set()
-    for macro in macros:
+    for macro, tokens in _macros(parsed, headers):
         name = macro.spelling
         if name not in values:
             continue
-        tokens = body_tokens(macro)
         identifiers = {t.spelling for t in tokens if t.kind == TK.IDENTIFIER}
         if not identifiers <= known:
             continue  # refers to something outside these headers' constants
@@ -104,8 +125,8 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
     expands each candidate as NVIDIA's headers are configured by default, and the declaration it
     refers to is the symbol (the default-stream one)."""
     candidates = [
-        m.spelling for m in macro_definitions(parsed, headers)
-        if m.spelling not in functions and any(t.spelling in functions for t in body_tokens(m))
+        m.spelling for m, body in _macros(parsed, headers)
+        if m.spelling not in functions and any(t.spelling in functions for t in body)
     ]
     if not candidates:
         return {}
@@ -113,8 +134,8 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
                     for i, name in enumerate(candidates))
     probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias")
     aliases = {}
-    for cursor in probe.tu.cursor.get_children():
-        if cursor.kind != CK.VAR_DECL or not cursor.spelling.startswith("cubind_alias_"):
+    for cursor in probe.declarations(CK.VAR_DECL):
+        if not cursor.spelling.startswith("cubind_alias_"):
             continue
         target = _referenced_function(cursor)
         if target in functions:
@@ -172,13 +193,14 @@ def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     return None
 
 
-def _directives(tokens: list[ci.Token]):
-    """Preprocessor directives of a token stream: lists of tokens starting at a line-initial '#'."""
-    current: list[ci.Token] | None = None
+def _directives(tokens: list[tuple[str, int]]):
+    """Preprocessor directives of a token stream of (spelling, line): lists of its tokens starting
+    at a line-initial '#'."""
+    current: list[tuple[str, int]] | None = None
     last_line = -1
     for token in tokens:
-        line = token.location.line
-        if line != last_line and token.spelling == "#":
+        spelling, line = token
+        if line != last_line and spelling == "#":
             if current:
                 yield current
             current = [token]
@@ -193,6 +215,19 @@ def _directives(tokens: list[ci.Token]):
         yield current
 
 
+def _token_lines(tokens: list[ci.Token]) -> list[tuple[str, int]]:
+    """(spelling, line) of each token. The line is asked of libclang directly: SourceLocation.line
+    also builds the file, column and offset, and files have tens of thousands of tokens."""
+    lib = ci.conf.lib
+    line = ctypes.c_uint()
+    out = []
+    for token in tokens:
+        lib.clang_getInstantiationLocation(lib.clang_getTokenLocation(token._tu, token), None,
+                                           ctypes.byref(line), None, None)
+        out.append((token.spelling, line.value))
+    return out
+
+
 def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
     path = parsed.path_of(header)
     file = parsed.tu.get_file(str(path))
@@ -203,29 +238,53 @@ def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
     return list(parsed.tu.get_tokens(extent=extent))
 
 
+Directive = tuple[list[str], int]   # a directive's token spellings ('#' first), the line of its '#'
+
+# Path -> the directives of that file. Lexing a file does not depend on the translation unit that
+# included it, and units share most headers (cuda_runtime_api.h, driver_types.h, ...): each file is
+# read through libclang's tokenizer once per process.
+_DIRECTIVES: dict[str, list[Directive]] = {}
+
+
+def file_directives(parsed: Parsed, header: str) -> list[Directive]:
+    """The preprocessor directives of `header` as `parsed` finds it, or [] when that translation
+    unit did not include it."""
+    path = parsed.path_of(header).resolve()
+    stat = path.stat()
+    key = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+    cached = _DIRECTIVES.get(key)
+    if cached is not None:
+        return cached
+    tokens = _file_tokens(parsed, header)
+    directives = [([spelling for spelling, _ in d], d[0][1]) for d in _directives(_token_lines(tokens))]
+    if tokens:
+        _DIRECTIVES[key] = directives
+    return directives
+
+
 def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
     """`#ifndef M` / `#define M` ... `#endif` blocks inside a header (not its include guard), as
     (M, first line, last line): NVIDIA declares a type in two headers this way (CUuuid_st in cuda.h
     and driver_types.h), and cubind must repeat the guard for the headers to mix in any order."""
-    directives = [d for d in _directives(_file_tokens(parsed, header))]
-    words = [[t.spelling for t in d] for d in directives]
+    directives = file_directives(parsed, header)
+    words = [w for w, _ in directives]
     include_guard = None
     if len(words) >= 2 and words[0][1:2] == ["ifndef"] and words[1][1:3] == ["define", words[0][2]]:
         include_guard = words[0][2]
     blocks = []
     stack: list[tuple[str | None, int]] = []
-    for i, (tokens, w) in enumerate(zip(directives, words)):
+    for i, (w, line) in enumerate(directives):
         keyword = w[1] if len(w) > 1 else ""
         if keyword in ("if", "ifdef", "ifndef"):
             guard = None
             if (keyword == "ifndef" and len(w) == 3 and w[2] != include_guard and i + 1 < len(words)
                     and words[i + 1][1:3] == ["define", w[2]]):
                 guard = w[2]
-            stack.append((guard, tokens[0].location.line))
+            stack.append((guard, line))
         elif keyword == "endif" and stack:
             guard, first = stack.pop()
             if guard is not None:
-                blocks.append((guard, first, tokens[0].location.line))
+                blocks.append((guard, first, line))
     return blocks
 
 
@@ -233,12 +292,11 @@ def presence_macro(candidates: list[Parsed], header: str) -> str:
     """A macro that is defined exactly when `header` has been included: its include guard,
     or, for a `#pragma once` header, the first macro it defines unconditionally.
     `candidates` are translation units to read it from; the first that included it is used."""
-    tokens: list[ci.Token] = []
+    directives: list[list[str]] = []
     for parsed in candidates:
-        tokens = _file_tokens(parsed, header)
-        if tokens:
+        directives = [w for w, _ in file_directives(parsed, header)]
+        if directives:
             break
-    directives = [[t.spelling for t in d] for d in _directives(tokens)]
     if len(directives) >= 2:
         first, second = directives[0], directives[1]
         guard = None

@@ -10,7 +10,7 @@ from . import VERSION, clang_ext, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
-from .tu import IncludeDirs, Parsed, parse, top_level
+from .tu import IncludeDirs, Parsed, parse
 from .typesel import TypeSelector, referenced_names
 
 CK = ci.CursorKind
@@ -32,8 +32,8 @@ class IRError(Exception):
 def _functions(parsed: Parsed, own: set[str]) -> list[ci.Cursor]:
     """Function declarations made in the unit's own headers, first declaration of each, TU order."""
     seen: dict[tuple[str, str], ci.Cursor] = {}
-    for cursor in top_level(parsed.tu.cursor):
-        if cursor.kind == CK.FUNCTION_DECL and parsed.relative(cursor.location.file) in own:
+    for cursor in parsed.declarations(CK.FUNCTION_DECL):
+        if parsed.relative(cursor.location.file) in own:
             seen.setdefault((cursor.spelling, cursor.mangled_name), cursor)
     return list(seen.values())
 
@@ -108,13 +108,20 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     own = set(unit.own_headers)
     headers = list(unit.headers)
     c = parse(include_dirs, headers, list(config.c_args))
-    cxx = parse(include_dirs, headers, list(config.cxx_args))
+    # The C++ parse also evaluates the unit's constants and version macros (one parse fewer):
+    # the candidates are known from the C parse, and the lines after the headers change none of
+    # their declarations.
+    candidates = macros.constant_candidates(c, own)
+    evaluated_names = [*candidates, *(m for m in unit.version_macros if m not in candidates)]
+    cxx = parse(include_dirs, headers, list(config.cxx_args), extra_source=macros.evaluation_source(evaluated_names))
+    values = macros.evaluated(cxx, evaluated_names, len(headers) + 1)
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 
     bound: list[tuple[Parsed, ci.Cursor, bool]] = []
     skipped: list[dict] = []
     c_names: set[str] = set()
-    for cursor in _functions(c, own):
+    c_functions = _functions(c, own)
+    for cursor in c_functions:
         c_names.add(cursor.spelling)
         exclusion = unit.exclusion(cursor.spelling)
         reason = f"excluded by configuration ({exclusion.pattern}): {exclusion.reason}" if exclusion else None
@@ -134,7 +141,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
 
     symbols = {cursor.spelling for _, cursor, _ in bound}
     aliases = macros.function_aliases(c, own, symbols, list(config.c_args), headers)
-    for cursor in _functions(c, own):
+    for cursor in c_functions:
         target = macros.forwarding_target(cursor, symbols) if cursor.storage_class == ci.StorageClass.STATIC else None
         if target is not None:
             aliases[cursor.spelling] = target
@@ -148,7 +155,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         for parsed, cursor, cxx_only in bound
     ]
 
-    selector = TypeSelector(c, own, functools.cache(lambda header: macros.define_guards(c, header)))
+    define_guards = functools.cache(lambda header: macros.define_guards(c, header))
+    selector = TypeSelector(c, own, define_guards)
     selector.seed_own_headers()
     for parsed, cursor, cxx_only in bound:
         types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
@@ -158,18 +166,18 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
             else:
                 selector.visit_type(t)
     types = selector.entries()
-    constants = macros.integer_constants(c, own, list(config.cxx_args), headers)
+    constants = macros.integer_constants(c, own, {n: values[n] for n in candidates if n in values})
 
     guards = {}
     for header in sorted({t["header"] for t in types} | {k["header"] for k in constants}):
         guards[header] = macros.presence_macro([c, cxx], header)
-        blocks = macros.define_guards(c, header)
+        blocks = define_guards(header)
         for entry in types:
             if entry["header"] == header:
                 entry["define_guard"] = next((m for m, first, last in blocks if first < entry["line"] < last), None)
 
     # Headers with no version macros of their own (NVRTC, nvJitLink) are the toolkit's version.
-    version_values = macros.evaluate(include_dirs, headers, list(config.cxx_args), list(unit.version_macros))
+    version_values = {m: values[m] for m in unit.version_macros if m in values}
     missing = [m for m in unit.version_macros if m not in version_values]
     if missing:
         raise IRError(f"unit {unit.name}: version macros {', '.join(missing)} are not defined")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -26,6 +26,27 @@ IncludeDirs = tuple[Path, ...]
 class Parsed:
     tu: ci.TranslationUnit
     include_dirs: IncludeDirs   # searched in order, as -I options
+    # Top-level cursors by kind, listed once: walking a translation unit's ~30,000 children
+    # through libclang is the costly part, and every stage-1 step needs some of them.
+    _top_level: list[tuple[ci.CursorKind, ci.Cursor]] | None = field(default=None, repr=False, compare=False)
+    _by_kind: dict[ci.CursorKind, list[ci.Cursor]] | None = field(default=None, repr=False, compare=False)
+    # Other results computed once per translation unit (macros.macro_definitions), by key.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def top_level(self) -> list[tuple[ci.CursorKind, ci.Cursor]]:
+        """(kind, cursor) of top_level(self.tu.cursor): source order, through extern "C" blocks."""
+        if self._top_level is None:
+            self._top_level = [(cursor.kind, cursor) for cursor in top_level(self.tu.cursor)]
+        return self._top_level
+
+    def declarations(self, kind: ci.CursorKind) -> list[ci.Cursor]:
+        """Top-level cursors of `kind`, in top_level order."""
+        if self._by_kind is None:
+            by_kind: dict[ci.CursorKind, list[ci.Cursor]] = {}
+            for cursor_kind, cursor in self.top_level():
+                by_kind.setdefault(cursor_kind, []).append(cursor)
+            self._by_kind = by_kind
+        return self._by_kind.get(kind, [])
 
     def relative(self, file: ci.File | None) -> str | None:
         """A file's path relative to the include directory it is in (its #include spelling), or None."""
