@@ -193,39 +193,40 @@ def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     return None
 
 
-def _directives(tokens: list[tuple[str, int]]):
-    """Preprocessor directives of a token stream of (spelling, line): lists of its tokens starting
-    at a line-initial '#'."""
-    current: list[tuple[str, int]] | None = None
-    last_line = -1
-    for token in tokens:
-        spelling, line = token
-        if line != last_line and spelling == "#":
-            if current:
-                yield current
-            current = [token]
-        elif current is not None and line == last_line:
-            current.append(token)
-        else:
-            if current:
-                yield current
-            current = None
-        last_line = line
-    if current:
-        yield current
+def _directives(tokens: list[ci.Token]) -> list[tuple[list[str], int]]:
+    """Preprocessor directives of a file's token stream: the spellings of the tokens of each line
+    that starts with '#' (directives end at the end of a line), and that line.
 
-
-def _token_lines(tokens: list[ci.Token]) -> list[tuple[str, int]]:
-    """(spelling, line) of each token. The line is asked of libclang directly: SourceLocation.line
-    also builds the file, column and offset, and files have tens of thousands of tokens."""
+    Only the spelling of punctuation and the lines around each '#' are asked of libclang: a header
+    has tens of thousands of tokens and each question is a call through ctypes."""
     lib = ci.conf.lib
+    punctuation = ci.TokenKind.PUNCTUATION.value
     line = ctypes.c_uint()
-    out = []
-    for token in tokens:
+
+    def line_of(token: ci.Token) -> int:
         lib.clang_getInstantiationLocation(lib.clang_getTokenLocation(token._tu, token), None,
                                            ctypes.byref(line), None, None)
-        out.append((token.spelling, line.value))
-    return out
+        return line.value
+
+    directives = []
+    count = len(tokens)
+    i = 0
+    while i < count:
+        token = tokens[i]
+        if lib.clang_getTokenKind(token) != punctuation or token.spelling != "#":
+            i += 1
+            continue
+        first = line_of(token)
+        if i > 0 and line_of(tokens[i - 1]) == first:
+            i += 1
+            continue  # '#' inside a line (a macro's stringizing operator)
+        words = ["#"]
+        i += 1
+        while i < count and line_of(tokens[i]) == first:
+            words.append(tokens[i].spelling)
+            i += 1
+        directives.append((words, first))
+    return directives
 
 
 def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
@@ -256,7 +257,7 @@ def file_directives(parsed: Parsed, header: str) -> list[Directive]:
     if cached is not None:
         return cached
     tokens = _file_tokens(parsed, header)
-    directives = [([spelling for spelling, _ in d], d[0][1]) for d in _directives(_token_lines(tokens))]
+    directives = _directives(tokens)
     if tokens:
         _DIRECTIVES[key] = directives
     return directives

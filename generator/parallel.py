@@ -22,11 +22,16 @@ def jobs(tasks: int) -> int:
     return max(1, min(count, tasks))
 
 
-def ordered_map(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
+def ordered_map(function: Callable[[T], R], items: Sequence[T], weight: Callable[[T], float] | None = None) -> list[R]:
     """[function(item) for item in items], spread over `jobs` processes (in this one when 1).
-    The largest items should come first in `items` for the best balance; the result is in order."""
+    Items are started heaviest first by `weight` (an estimate of their cost: the longest jobs
+    first balance the workers best); the result is in the order of `items`."""
     workers = jobs(len(items))
     if workers == 1:
         return [function(item) for item in items]
+    order = sorted(range(len(items)), key=lambda i: -weight(items[i])) if weight else list(range(len(items)))
+    results: list[R | None] = [None] * len(items)
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(function, items))
+        for index, result in zip(order, pool.map(function, [items[i] for i in order])):
+            results[index] = result
+    return results  # type: ignore[return-value]

@@ -55,20 +55,44 @@ def _skip_reason(cursor: ci.Cursor, cxx: bool, c_names: set[str]) -> str | None:
     return None
 
 
-def _param(arg: ci.Cursor, index: int) -> dict:
+# Stands for a parameter's name in a declarator computed once per type (_type_facts).
+_NAME = "\x00"
+
+
+def _type_facts(parsed: Parsed, t: ci.Type) -> dict:
+    """What a parameter or result of type `t` needs, computed once per type of a translation unit:
+    thousands of parameters share a few hundred types, and each fact is several libclang calls.
+    Types are told apart by spelling, which names one type within a translation unit."""
+    spelling = t.spelling
+    key = ("type", spelling)
+    facts = parsed.memo.get(key)
+    if facts is None:
+        facts = parsed.memo[key] = {
+            "type": spelling,
+            "canonical": t.get_canonical().spelling,
+            "decl": declare(t, _NAME),
+            "value_type": decay(t),
+            "value_decl": decay(t, _NAME),
+            "category": category(t),
+            "uses": referenced_names(t),
+        }
+    return facts
+
+
+def _param(parsed: Parsed, arg: ci.Cursor, index: int) -> dict:
     name = arg.spelling or f"arg{index}"
     if name.startswith(RESERVED_PREFIX):
         raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
                       "which the generated wrappers and tests use for their own names")
-    t = arg.type
+    facts = _type_facts(parsed, arg.type)
     return {
         "name": name,
-        "type": t.spelling,
-        "canonical": t.get_canonical().spelling,
-        "decl": declare(t, name),
-        "value_type": decay(t),
-        "value_decl": decay(t, name),
-        "category": category(t),
+        "type": facts["type"],
+        "canonical": facts["canonical"],
+        "decl": facts["decl"].replace(_NAME, name),
+        "value_type": facts["value_type"],
+        "value_decl": facts["value_decl"].replace(_NAME, name),
+        "category": facts["category"],
     }
 
 
@@ -77,7 +101,8 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     module = unit.module_for_function(public)
     if module is None:
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
-    result = cursor.result_type
+    result = _type_facts(parsed, cursor.result_type)
+    arguments = list(cursor.get_arguments())
     library = module.library
     status_type = status_types[library]
     return {
@@ -89,13 +114,13 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         "header": parsed.relative(cursor.location.file),
         "line": cursor.location.line,
         "returns": {
-            "type": result.spelling,
-            "canonical": result.get_canonical().spelling,
-            "category": category(result),
+            "type": result["type"],
+            "canonical": result["canonical"],
+            "category": result["category"],
         },
-        "returns_status": result.spelling == status_type,
-        "uses": sorted(set().union(referenced_names(result), *(referenced_names(a.type) for a in cursor.get_arguments()))),
-        "params": [_param(arg, i) for i, arg in enumerate(cursor.get_arguments())],
+        "returns_status": result["type"] == status_type,
+        "uses": sorted(set().union(result["uses"], *(_type_facts(parsed, a.type)["uses"] for a in arguments))),
+        "params": [_param(parsed, arg, i) for i, arg in enumerate(arguments)],
         "deprecated": clang_ext.deprecation(cursor),
         "cplusplus_only": cxx_only,
         "comment": cursor.brief_comment or None,
