@@ -82,7 +82,8 @@ def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], nam
     """
     if not names:
         return {}
-    parsed = parse(include_dirs, headers, args, extra_source=evaluation_source(names), name="cubind_eval")
+    parsed = parse(include_dirs, headers, args, extra_source=evaluation_source(names), name="cubind_eval",
+                   macros=False)
     return evaluated(parsed, names, len(headers) + 1)
 
 
@@ -132,7 +133,7 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
         return {}
     lines = "".join(f"void (*const cubind_alias_{i})(void) = (void (*)(void))&{name};\n"
                     for i, name in enumerate(candidates))
-    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias")
+    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias", macros=False)
     aliases = {}
     for cursor in probe.declarations(CK.VAR_DECL):
         if not cursor.spelling.startswith("cubind_alias_"):

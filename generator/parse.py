@@ -138,7 +138,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     # their declarations.
     candidates = macros.constant_candidates(c, own)
     evaluated_names = [*candidates, *(m for m in unit.version_macros if m not in candidates)]
-    cxx = parse(include_dirs, headers, list(config.cxx_args), extra_source=macros.evaluation_source(evaluated_names))
+    cxx = parse(include_dirs, headers, list(config.cxx_args), extra_source=macros.evaluation_source(evaluated_names),
+                macros=False)
     values = macros.evaluated(cxx, evaluated_names, len(headers) + 1)
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 

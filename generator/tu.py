@@ -8,11 +8,10 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-_OPTIONS = (
-    ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
-    | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
-    | ci.TranslationUnit.PARSE_INCOMPLETE
-)
+_OPTIONS = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | ci.TranslationUnit.PARSE_INCOMPLETE
+# Macro definitions and expansions as cursors: only parses that read macros need them, and they
+# are most of a translation unit's top-level cursors.
+_MACROS = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
 
 
 class ParseError(Exception):
@@ -84,8 +83,9 @@ def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
 
 
 def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_source: str = "",
-          name: str = "cubind") -> Parsed:
-    """Parse `#include <h>` for each header (then `extra_source`) as one translation unit."""
+          name: str = "cubind", macros: bool = True) -> Parsed:
+    """Parse `#include <h>` for each header (then `extra_source`) as one translation unit;
+    `macros`: with its macro definitions and expansions as cursors (a slower parse and walk)."""
     for directory in include_dirs:
         if not directory.is_dir():
             raise ParseError(f"include directory {directory} does not exist")
@@ -98,7 +98,8 @@ def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_
     index = ci.Index.create()
     includes = [f"-I{d}" for d in include_dirs]
     try:
-        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)], options=_OPTIONS)
+        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)],
+                         options=_OPTIONS | (_MACROS if macros else 0))
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(f"libclang could not parse {', '.join(headers)}: {exc}") from exc
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error and not _in_main_file(d, source_name)]
