@@ -15,6 +15,7 @@ import datetime
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -84,12 +85,17 @@ def syscalls(command: list[str], work: Path, env: dict[str, str]) -> int:
     raise SystemExit(f"bench: no total in {out}")
 
 
-def generate_times(runs: int) -> list[float]:
+def generate_times(runs: int) -> list[tuple[float, float]]:
+    """(wall, CPU) seconds of each run; CPU is user + system of the generator and its workers, which
+    moves less than the wall time when other work takes the machine's cores."""
     times = []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         run(GENERATE_COMMAND)
-        times.append(time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append((wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
     return times
 
 
@@ -110,9 +116,12 @@ def machine() -> str:
 
 def generate_row(runs: int) -> tuple[Row, str]:
     times = generate_times(runs)
-    median = statistics.median(times)
-    detail = (f"`{' '.join(['python3', *GENERATE_COMMAND[1:]])}`, {runs} runs, {os.environ.get('CUBIND_GENERATOR_JOBS', 'default')} "
-              f"jobs (CUBIND_GENERATOR_JOBS); per run: {', '.join(f'{t:.2f} s' for t in times)}")
+    median = statistics.median(wall for wall, _ in times)
+    cpu = statistics.median(cpu for _, cpu in times)
+    jobs = os.environ.get("CUBIND_GENERATOR_JOBS") or f"{len(os.sched_getaffinity(0))} (one per CPU)"
+    detail = (f"`{' '.join(['python3', *GENERATE_COMMAND[1:]])}`, {runs} runs, {jobs} worker processes "
+              f"(CUBIND_GENERATOR_JOBS); wall per run: {', '.join(f'{wall:.2f} s' for wall, _ in times)}; "
+              f"CPU (user + system, workers included) median {cpu:.2f} s")
     return Row("make generate (`python3 -m generator check`), median", f"{median:.2f} s", "≤ 5 s", median <= 5.0,
                detail), detail
 
@@ -206,7 +215,9 @@ wall times are of this run only, on a shared machine: compare them with each oth
 - Date: {date}
 - Machine: {machine}
 - CUDA: the toolkit in /usr/local/cuda (no GPU: every call measured is host-only)
+"""
 
+ROWS_NOTE = """
 The per-call rows (b)-(e) call an empty `libcublas.so.13` (bench/callee.c) that cubind loads through
 `CUBIND_CUBLAS_PATH` and the program also links directly; each row is one function making {calls} calls
 (bench/calls.c), its inclusive count divided by {calls}; the loop is in every row, so differences
@@ -233,7 +244,8 @@ def main() -> int:
             result, notes = rows(ROOT / args.build, Path(work))
         result.append(generate)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    text = HEADER.format(command=command, date=date, machine=machine(), calls=CALLS) + "\n" + table(result) + "\n"
+    text = HEADER.format(command=command, date=date, machine=machine())
+    text += ("" if args.generate_only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
     for note in notes:
         text += "\n" + note + "\n"
     text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
