@@ -29,7 +29,7 @@ def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[ci.
         parsed.memo[key] = [
             (cursor, body_tokens(cursor))
             for cursor in parsed.declarations(CK.MACRO_DEFINITION)
-            if parsed.relative(cursor.location.file) in headers and not clang_ext.is_macro_function_like(cursor)
+            if parsed.header_of(cursor) in headers and not clang_ext.is_macro_function_like(cursor)
         ]
     return parsed.memo[key]
 

@@ -33,7 +33,7 @@ def _functions(parsed: Parsed, own: set[str]) -> list[ci.Cursor]:
     """Function declarations made in the unit's own headers, first declaration of each, TU order."""
     seen: dict[tuple[str, str], ci.Cursor] = {}
     for cursor in parsed.declarations(CK.FUNCTION_DECL):
-        if parsed.relative(cursor.location.file) in own:
+        if parsed.header_of(cursor) in own:
             seen.setdefault((cursor.spelling, cursor.mangled_name), cursor)
     return list(seen.values())
 

@@ -82,7 +82,7 @@ class TypeSelector:
 
     # -- closure ---------------------------------------------------------------------------------
     def header(self, cursor: ci.Cursor) -> str | None:
-        return self.c.relative(cursor.location.file)
+        return self.c.header_of(cursor)
 
     def is_standard(self, cursor: ci.Cursor) -> bool:
         return self.header(cursor) is None
