@@ -74,7 +74,8 @@ help:
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
 	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef and IR (DESTDIR too)"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
-	@echo "make bench            wrapper overhead (results: bench/results.md)"
+	@echo "make bench            call overhead, start-up, census, make generate time (docs/benchmarks.md)"
+	@echo "make bench-generate   only the make generate timing (median of runs)"
 
 # --- set-up -----------------------------------------------------------------------------------
 deps: deps-build deps-generator deps-test
@@ -174,20 +175,8 @@ install: all $(INSTALL_DATA)
 include tests/tests.mk
 include examples/examples.mk
 
-# --- benchmarks: results and the command that produced them go to bench/results.md -------------
-BENCH := $(BUILD)/bench/wrapper_overhead
-
-$(BENCH): bench/wrapper_overhead.c $(LIBRARY_SO) $(BUILT_HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -ldl
-
-# Wall-clock cost of a wrapper over a direct call, and its instructions per call (callgrind: repeatable).
-bench: $(BENCH)
-	$(BENCH)
-	valgrind --tool=callgrind --callgrind-out-file=$(BUILD)/bench/callgrind.out $(BENCH) 100000 > /dev/null 2>&1
-	@echo "instructions (callgrind, 100000 calls of each loop; inclusive of cublasGetProperty itself):"
-	@callgrind_annotate --inclusive=yes $(BUILD)/bench/callgrind.out | \
-	    grep -E "=> .*(cubind_cublas_get_property|cublasGetProperty) \(" | sort -u | sed 's/^ */  /'
+# --- benchmarks: make bench rewrites docs/benchmarks.md (figures, machine, date, command) -----
+include bench/bench.mk
 
 clean:
 	rm -rf build

@@ -13,13 +13,15 @@ IR cubind cannot use; the message names the culprit.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import config as config_module
-from . import macros, model, output, parse, render
+from . import macros, model, output, parallel, parse, render
 from .names import NameError_
-from .tu import ParseError
+from .tu import ParseError, find_header
 from .typesel import TypeError_
 
 DEFAULT_CUDA = "/usr/local/cuda"
@@ -33,19 +35,48 @@ def command_line(cuda_path: str, include_dirs: list[str]) -> str:
     return f"make generate{suffix}"
 
 
-def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None) -> dict[str, str]:
+def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
+            previous: Path | None = None) -> dict[str, str]:
+    """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
+    parallel work, heaviest unit first; nothing produced depends on it)."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
-    include = (*extra, cuda_path / "include")
-    cuda_version = macros.cuda_version(include, config.cuda_version_header, config.cuda_version_macro,
-                                       list(config.cxx_args))
-    irs = [
-        parse.build_ir(config, unit, (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include"),
-                       cuda_version)
-        for unit in config.units
-    ]
+    # The toolkit's version is one more parse, made beside the units': each IR gets it after.
+    tasks: list[config_module.Unit | None] = [None, *config.units]
+    results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path), tasks,
+                                   weight=functools.partial(_weight, extra, cuda_path, previous))
+    cuda_version, irs = results[0], results[1:]
+    for ir in irs:
+        ir["cuda_version"] = cuda_version
+        ir["header_version"] = ir["header_version"] or cuda_version
     return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())),
                              cuda_path)
+
+
+def _include_dirs(extra: tuple[Path, ...], cuda_path: Path, unit: config_module.Unit) -> tuple[Path, ...]:
+    return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
+
+
+def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path,
+            unit: config_module.Unit | None) -> Any:
+    """A unit's IR (its cuda_version left empty), or, for None, the toolkit's version."""
+    if unit is None:
+        return macros.cuda_version((*extra, cuda_path / "include"), config.cuda_version_header,
+                                   config.cuda_version_macro, list(config.cxx_args))
+    return parse.build_ir(config, unit, _include_dirs(extra, cuda_path, unit), "")
+
+
+def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, unit: config_module.Unit | None) -> float:
+    """An estimate of a stage-1 task's cost: the size of the unit's IR generated last, else of its
+    own headers (a poorer guess: NVIDIA's comments weigh nothing to parse)."""
+    if unit is None:
+        return 0.0
+    last_ir = previous / "ir" / f"{unit.name}.json" if previous is not None else None
+    if last_ir is not None and last_ir.is_file():
+        return float(last_ir.stat().st_size)
+    include_dirs = _include_dirs(extra, cuda_path, unit)
+    return float(sum(path.stat().st_size for h in unit.own_headers
+                     if (path := find_header(include_dirs, h)) is not None))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(config_module.CONFIG_PATH), help="library configuration (TOML)")
     args = parser.parse_args(argv)
     try:
-        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir)
+        files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out))
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ Everything here reads libclang's macro cursors and tokens; nothing scans text.
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import clang.cindex as ci
@@ -18,21 +19,58 @@ TK = ci.TokenKind
 
 def macro_definitions(parsed: Parsed, headers: set[str]) -> list[ci.Cursor]:
     """Object-like macro definitions made in `headers`, in source order."""
-    result = []
-    for cursor in parsed.tu.cursor.get_children():
-        if cursor.kind != CK.MACRO_DEFINITION:
-            continue
-        if parsed.relative(cursor.location.file) not in headers:
-            continue
-        if clang_ext.is_macro_function_like(cursor):
-            continue
-        result.append(cursor)
-    return result
+    return [macro for macro, _ in _macros(parsed, headers)]
+
+
+def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[ci.Token]]]:
+    """(definition, replacement list) of each object-like macro of `headers`, read once per unit."""
+    key = ("macros", frozenset(headers))
+    if key not in parsed.memo:
+        parsed.memo[key] = [
+            (cursor, body_tokens(cursor))
+            for cursor in parsed.declarations(CK.MACRO_DEFINITION)
+            if parsed.header_of(cursor) in headers and not clang_ext.is_macro_function_like(cursor)
+        ]
+    return parsed.memo[key]
 
 
 def body_tokens(macro: ci.Cursor) -> list[ci.Token]:
     """The replacement list of an object-like macro (its tokens after the name)."""
     return list(macro.get_tokens())[1:]
+
+
+EVAL_PREFIX = "cubind_eval_"
+
+
+def evaluation_source(names: list[str]) -> str:
+    """C++ lines that make libclang evaluate each name: `constexpr auto cubind_eval_<i> = (NAME);`.
+    Appended after a unit's headers (tu.parse's extra_source), read back with `evaluated`."""
+    return "".join(f"constexpr auto {EVAL_PREFIX}{i} = ({name});\n" for i, name in enumerate(names))
+
+
+def evaluated(parsed: Parsed, names: list[str], first_line: int) -> dict[str, int]:
+    """The values of the lines of `evaluation_source(names)`, which starts at `first_line` of the
+    translation unit's main file. Names whose line does not compile (types, attributes, strings)
+    are left out."""
+    main = parsed.tu.spelling
+    bad_lines = {
+        d.location.line
+        for d in parsed.tu.diagnostics
+        if d.severity >= ci.Diagnostic.Error and d.location.file and d.location.file.name == main
+    }
+    values: dict[str, int] = {}
+    for cursor in parsed.declarations(CK.VAR_DECL):
+        if not cursor.spelling.startswith(EVAL_PREFIX):
+            continue
+        if cursor.location.line in bad_lines:
+            continue
+        index = int(cursor.spelling.removeprefix(EVAL_PREFIX))
+        if cursor.location.line != first_line + index:
+            continue
+        value = clang_ext.evaluate_int(cursor)
+        if value is not None:
+            values[names[index]] = value
+    return values
 
 
 def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], names: list[str]) -> dict[str, int]:
@@ -44,42 +82,26 @@ def evaluate(include_dirs: IncludeDirs, headers: list[str], args: list[str], nam
     """
     if not names:
         return {}
-    lines = "".join(f"constexpr auto cubind_eval_{i} = ({name});\n" for i, name in enumerate(names))
-    parsed = parse(include_dirs, headers, args, extra_source=lines, name="cubind_eval")
-    bad_lines = {
-        d.location.line
-        for d in parsed.tu.diagnostics
-        if d.severity >= ci.Diagnostic.Error and d.location.file and d.location.file.name.startswith("cubind_eval.")
-    }
-    first_line = len(headers) + 1
-    values: dict[str, int] = {}
-    for cursor in parsed.tu.cursor.get_children():
-        if cursor.kind != CK.VAR_DECL or not cursor.spelling.startswith("cubind_eval_"):
-            continue
-        if cursor.location.line in bad_lines:
-            continue
-        index = int(cursor.spelling.removeprefix("cubind_eval_"))
-        if cursor.location.line != first_line + index:
-            continue
-        value = clang_ext.evaluate_int(cursor)
-        if value is not None:
-            values[names[index]] = value
-    return values
+    parsed = parse(include_dirs, headers, args, extra_source=evaluation_source(names), name="cubind_eval",
+                   macros=False)
+    return evaluated(parsed, names, len(headers) + 1)
 
 
-def integer_constants(parsed: Parsed, headers: set[str], args: list[str], unit_headers: list[str]) -> list[dict]:
+def constant_candidates(parsed: Parsed, headers: set[str]) -> list[str]:
+    """Object-like macros of `headers` with a replacement list: what integer_constants evaluates."""
+    return [m.spelling for m, body in _macros(parsed, headers) if body]
+
+
+def integer_constants(parsed: Parsed, headers: set[str], values: dict[str, int]) -> list[dict]:
     """#define constants of `headers` that are integer constant expressions, with their
-    replacement text (kept as written, so 0x01ull << 32 stays unsigned long long)."""
-    macros = macro_definitions(parsed, headers)
-    names = [m.spelling for m in macros if body_tokens(m)]
-    values = evaluate(parsed.include_dirs, unit_headers, args, names)
+    replacement text (kept as written, so 0x01ull << 32 stays unsigned long long).
+    `values`: the macros' values (`evaluate` or `evaluated` of constant_candidates)."""
     constants = []
     known: set[str] = set()
-    for macro in macros:
+    for macro, tokens in _macros(parsed, headers):
         name = macro.spelling
         if name not in values:
             continue
-        tokens = body_tokens(macro)
         identifiers = {t.spelling for t in tokens if t.kind == TK.IDENTIFIER}
         if not identifiers <= known:
             continue  # refers to something outside these headers' constants
@@ -104,17 +126,17 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
     expands each candidate as NVIDIA's headers are configured by default, and the declaration it
     refers to is the symbol (the default-stream one)."""
     candidates = [
-        m.spelling for m in macro_definitions(parsed, headers)
-        if m.spelling not in functions and any(t.spelling in functions for t in body_tokens(m))
+        m.spelling for m, body in _macros(parsed, headers)
+        if m.spelling not in functions and any(t.spelling in functions for t in body)
     ]
     if not candidates:
         return {}
     lines = "".join(f"void (*const cubind_alias_{i})(void) = (void (*)(void))&{name};\n"
                     for i, name in enumerate(candidates))
-    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias")
+    probe = parse(parsed.include_dirs, unit_headers, args, extra_source=lines, name="cubind_alias", macros=False)
     aliases = {}
-    for cursor in probe.tu.cursor.get_children():
-        if cursor.kind != CK.VAR_DECL or not cursor.spelling.startswith("cubind_alias_"):
+    for cursor in probe.declarations(CK.VAR_DECL):
+        if not cursor.spelling.startswith("cubind_alias_"):
             continue
         target = _referenced_function(cursor)
         if target in functions:
@@ -172,25 +194,40 @@ def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     return None
 
 
-def _directives(tokens: list[ci.Token]):
-    """Preprocessor directives of a token stream: lists of tokens starting at a line-initial '#'."""
-    current: list[ci.Token] | None = None
-    last_line = -1
-    for token in tokens:
-        line = token.location.line
-        if line != last_line and token.spelling == "#":
-            if current:
-                yield current
-            current = [token]
-        elif current is not None and line == last_line:
-            current.append(token)
-        else:
-            if current:
-                yield current
-            current = None
-        last_line = line
-    if current:
-        yield current
+def _directives(tokens: list[ci.Token]) -> list[tuple[list[str], int]]:
+    """Preprocessor directives of a file's token stream: the spellings of the tokens of each line
+    that starts with '#' (directives end at the end of a line), and that line.
+
+    Only the spelling of punctuation and the lines around each '#' are asked of libclang: a header
+    has tens of thousands of tokens and each question is a call through ctypes."""
+    lib = ci.conf.lib
+    punctuation = ci.TokenKind.PUNCTUATION.value
+    line = ctypes.c_uint()
+
+    def line_of(token: ci.Token) -> int:
+        lib.clang_getInstantiationLocation(lib.clang_getTokenLocation(token._tu, token), None,
+                                           ctypes.byref(line), None, None)
+        return line.value
+
+    directives = []
+    count = len(tokens)
+    i = 0
+    while i < count:
+        token = tokens[i]
+        if lib.clang_getTokenKind(token) != punctuation or token.spelling != "#":
+            i += 1
+            continue
+        first = line_of(token)
+        if i > 0 and line_of(tokens[i - 1]) == first:
+            i += 1
+            continue  # '#' inside a line (a macro's stringizing operator)
+        words = ["#"]
+        i += 1
+        while i < count and line_of(tokens[i]) == first:
+            words.append(tokens[i].spelling)
+            i += 1
+        directives.append((words, first))
+    return directives
 
 
 def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
@@ -203,29 +240,53 @@ def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
     return list(parsed.tu.get_tokens(extent=extent))
 
 
+Directive = tuple[list[str], int]   # a directive's token spellings ('#' first), the line of its '#'
+
+# Path -> the directives of that file. Lexing a file does not depend on the translation unit that
+# included it, and units share most headers (cuda_runtime_api.h, driver_types.h, ...): each file is
+# read through libclang's tokenizer once per process.
+_DIRECTIVES: dict[str, list[Directive]] = {}
+
+
+def file_directives(parsed: Parsed, header: str) -> list[Directive]:
+    """The preprocessor directives of `header` as `parsed` finds it, or [] when that translation
+    unit did not include it."""
+    path = parsed.path_of(header).resolve()
+    stat = path.stat()
+    key = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+    cached = _DIRECTIVES.get(key)
+    if cached is not None:
+        return cached
+    tokens = _file_tokens(parsed, header)
+    directives = _directives(tokens)
+    if tokens:
+        _DIRECTIVES[key] = directives
+    return directives
+
+
 def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
     """`#ifndef M` / `#define M` ... `#endif` blocks inside a header (not its include guard), as
     (M, first line, last line): NVIDIA declares a type in two headers this way (CUuuid_st in cuda.h
     and driver_types.h), and cubind must repeat the guard for the headers to mix in any order."""
-    directives = [d for d in _directives(_file_tokens(parsed, header))]
-    words = [[t.spelling for t in d] for d in directives]
+    directives = file_directives(parsed, header)
+    words = [w for w, _ in directives]
     include_guard = None
     if len(words) >= 2 and words[0][1:2] == ["ifndef"] and words[1][1:3] == ["define", words[0][2]]:
         include_guard = words[0][2]
     blocks = []
     stack: list[tuple[str | None, int]] = []
-    for i, (tokens, w) in enumerate(zip(directives, words)):
+    for i, (w, line) in enumerate(directives):
         keyword = w[1] if len(w) > 1 else ""
         if keyword in ("if", "ifdef", "ifndef"):
             guard = None
             if (keyword == "ifndef" and len(w) == 3 and w[2] != include_guard and i + 1 < len(words)
                     and words[i + 1][1:3] == ["define", w[2]]):
                 guard = w[2]
-            stack.append((guard, tokens[0].location.line))
+            stack.append((guard, line))
         elif keyword == "endif" and stack:
             guard, first = stack.pop()
             if guard is not None:
-                blocks.append((guard, first, tokens[0].location.line))
+                blocks.append((guard, first, line))
     return blocks
 
 
@@ -233,12 +294,11 @@ def presence_macro(candidates: list[Parsed], header: str) -> str:
     """A macro that is defined exactly when `header` has been included: its include guard,
     or, for a `#pragma once` header, the first macro it defines unconditionally.
     `candidates` are translation units to read it from; the first that included it is used."""
-    tokens: list[ci.Token] = []
+    directives: list[list[str]] = []
     for parsed in candidates:
-        tokens = _file_tokens(parsed, header)
-        if tokens:
+        directives = [w for w, _ in file_directives(parsed, header)]
+        if directives:
             break
-    directives = [[t.spelling for t in d] for d in _directives(tokens)]
     if len(directives) >= 2:
         first, second = directives[0], directives[1]
         guard = None

@@ -10,7 +10,7 @@ from . import VERSION, clang_ext, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
-from .tu import IncludeDirs, Parsed, parse, top_level
+from .tu import IncludeDirs, Parsed, parse
 from .typesel import TypeSelector, referenced_names
 
 CK = ci.CursorKind
@@ -32,8 +32,8 @@ class IRError(Exception):
 def _functions(parsed: Parsed, own: set[str]) -> list[ci.Cursor]:
     """Function declarations made in the unit's own headers, first declaration of each, TU order."""
     seen: dict[tuple[str, str], ci.Cursor] = {}
-    for cursor in top_level(parsed.tu.cursor):
-        if cursor.kind == CK.FUNCTION_DECL and parsed.relative(cursor.location.file) in own:
+    for cursor in parsed.declarations(CK.FUNCTION_DECL):
+        if parsed.header_of(cursor) in own:
             seen.setdefault((cursor.spelling, cursor.mangled_name), cursor)
     return list(seen.values())
 
@@ -55,20 +55,44 @@ def _skip_reason(cursor: ci.Cursor, cxx: bool, c_names: set[str]) -> str | None:
     return None
 
 
-def _param(arg: ci.Cursor, index: int) -> dict:
+# Stands for a parameter's name in a declarator computed once per type (_type_facts).
+_NAME = "\x00"
+
+
+def _type_facts(parsed: Parsed, t: ci.Type) -> dict:
+    """What a parameter or result of type `t` needs, computed once per type of a translation unit:
+    thousands of parameters share a few hundred types, and each fact is several libclang calls.
+    Types are told apart by spelling, which names one type within a translation unit."""
+    spelling = t.spelling
+    key = ("type", spelling)
+    facts = parsed.memo.get(key)
+    if facts is None:
+        facts = parsed.memo[key] = {
+            "type": spelling,
+            "canonical": t.get_canonical().spelling,
+            "decl": declare(t, _NAME),
+            "value_type": decay(t),
+            "value_decl": decay(t, _NAME),
+            "category": category(t),
+            "uses": referenced_names(t),
+        }
+    return facts
+
+
+def _param(parsed: Parsed, arg: ci.Cursor, index: int) -> dict:
     name = arg.spelling or f"arg{index}"
     if name.startswith(RESERVED_PREFIX):
         raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
                       "which the generated wrappers and tests use for their own names")
-    t = arg.type
+    facts = _type_facts(parsed, arg.type)
     return {
         "name": name,
-        "type": t.spelling,
-        "canonical": t.get_canonical().spelling,
-        "decl": declare(t, name),
-        "value_type": decay(t),
-        "value_decl": decay(t, name),
-        "category": category(t),
+        "type": facts["type"],
+        "canonical": facts["canonical"],
+        "decl": facts["decl"].replace(_NAME, name),
+        "value_type": facts["value_type"],
+        "value_decl": facts["value_decl"].replace(_NAME, name),
+        "category": facts["category"],
     }
 
 
@@ -77,7 +101,8 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     module = unit.module_for_function(public)
     if module is None:
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
-    result = cursor.result_type
+    result = _type_facts(parsed, cursor.result_type)
+    arguments = list(cursor.get_arguments())
     library = module.library
     status_type = status_types[library]
     return {
@@ -89,13 +114,13 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         "header": parsed.relative(cursor.location.file),
         "line": cursor.location.line,
         "returns": {
-            "type": result.spelling,
-            "canonical": result.get_canonical().spelling,
-            "category": category(result),
+            "type": result["type"],
+            "canonical": result["canonical"],
+            "category": result["category"],
         },
-        "returns_status": result.spelling == status_type,
-        "uses": sorted(set().union(referenced_names(result), *(referenced_names(a.type) for a in cursor.get_arguments()))),
-        "params": [_param(arg, i) for i, arg in enumerate(cursor.get_arguments())],
+        "returns_status": result["type"] == status_type,
+        "uses": sorted(set().union(result["uses"], *(_type_facts(parsed, a.type)["uses"] for a in arguments))),
+        "params": [_param(parsed, arg, i) for i, arg in enumerate(arguments)],
         "deprecated": clang_ext.deprecation(cursor),
         "cplusplus_only": cxx_only,
         "comment": cursor.brief_comment or None,
@@ -108,14 +133,22 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     own = set(unit.own_headers)
     headers = list(unit.headers)
     c = parse(include_dirs, headers, list(config.c_args))
-    cxx = parse(include_dirs, headers, list(config.cxx_args))
+    # The C++ parse also evaluates the unit's constants and version macros (one parse fewer):
+    # the candidates are known from the C parse, and the lines after the headers change none of
+    # their declarations.
+    candidates = macros.constant_candidates(c, own)
+    evaluated_names = [*candidates, *(m for m in unit.version_macros if m not in candidates)]
+    cxx = parse(include_dirs, headers, list(config.cxx_args), extra_source=macros.evaluation_source(evaluated_names),
+                macros=False)
+    values = macros.evaluated(cxx, evaluated_names, len(headers) + 1)
     status_types = {lib.name: lib.status_type for lib in config.libraries}
 
     bound: list[tuple[Parsed, ci.Cursor, bool]] = []
     helpers: list[tuple[Parsed, ci.Cursor, bool]] = []  # skipped inline definitions cubind repeats
     skipped: list[dict] = []
     c_names: set[str] = set()
-    for cursor in _functions(c, own):
+    c_functions = _functions(c, own)
+    for cursor in c_functions:
         c_names.add(cursor.spelling)
         exclusion = unit.exclusion(cursor.spelling)
         reason = f"excluded by configuration ({exclusion.pattern}): {exclusion.reason}" if exclusion else None
@@ -137,7 +170,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
 
     symbols = {cursor.spelling for _, cursor, _ in bound}
     aliases = macros.function_aliases(c, own, symbols, list(config.c_args), headers)
-    for cursor in _functions(c, own):
+    for cursor in c_functions:
         target = macros.forwarding_target(cursor, symbols) if cursor.storage_class == ci.StorageClass.STATIC else None
         if target is not None:
             aliases[cursor.spelling] = target
@@ -151,7 +184,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         for parsed, cursor, cxx_only in bound
     ]
 
-    selector = TypeSelector(c, own, functools.cache(lambda header: macros.define_guards(c, header)))
+    define_guards = functools.cache(lambda header: macros.define_guards(c, header))
+    selector = TypeSelector(c, own, define_guards)
     selector.seed_own_headers()
     repeated = [(p, k, x) for p, k, x in helpers if k.spelling in {e["name"] for e in skipped if e["definition"]}]
     for parsed, cursor, cxx_only in bound + repeated:
@@ -162,18 +196,18 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
             else:
                 selector.visit_type(t)
     types = selector.entries()
-    constants = macros.integer_constants(c, own, list(config.cxx_args), headers)
+    constants = macros.integer_constants(c, own, {n: values[n] for n in candidates if n in values})
 
     guards = {}
     for header in sorted({t["header"] for t in types} | {k["header"] for k in constants}):
         guards[header] = macros.presence_macro([c, cxx], header)
-        blocks = macros.define_guards(c, header)
+        blocks = define_guards(header)
         for entry in types:
             if entry["header"] == header:
                 entry["define_guard"] = next((m for m, first, last in blocks if first < entry["line"] < last), None)
 
     # Headers with no version macros of their own (NVRTC, nvJitLink) are the toolkit's version.
-    version_values = macros.evaluate(include_dirs, headers, list(config.cxx_args), list(unit.version_macros))
+    version_values = {m: values[m] for m in unit.version_macros if m in values}
     missing = [m for m in unit.version_macros if m not in version_values]
     if missing:
         raise IRError(f"unit {unit.name}: version macros {', '.join(missing)} are not defined")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ctypes
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import clang.cindex as ci
 
-_OPTIONS = (
-    ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
-    | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
-    | ci.TranslationUnit.PARSE_INCOMPLETE
-)
+_OPTIONS = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | ci.TranslationUnit.PARSE_INCOMPLETE
+# Macro definitions and expansions as cursors: only parses that read macros need them, and they
+# are most of a translation unit's top-level cursors.
+_MACROS = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
 
 
 class ParseError(Exception):
@@ -26,12 +26,48 @@ IncludeDirs = tuple[Path, ...]
 class Parsed:
     tu: ci.TranslationUnit
     include_dirs: IncludeDirs   # searched in order, as -I options
+    # Top-level cursors by kind, listed once: walking a translation unit's ~30,000 children
+    # through libclang is the costly part, and every stage-1 step needs some of them.
+    _top_level: list[tuple[ci.CursorKind, ci.Cursor]] | None = field(default=None, repr=False, compare=False)
+    _by_kind: dict[ci.CursorKind, list[ci.Cursor]] | None = field(default=None, repr=False, compare=False)
+    # Other results computed once per translation unit (macros.macro_definitions), by key.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def top_level(self) -> list[tuple[ci.CursorKind, ci.Cursor]]:
+        """(kind, cursor) of top_level(self.tu.cursor): source order, through extern "C" blocks."""
+        if self._top_level is None:
+            self._top_level = [(cursor.kind, cursor) for cursor in top_level(self.tu.cursor)]
+        return self._top_level
+
+    def declarations(self, kind: ci.CursorKind) -> list[ci.Cursor]:
+        """Top-level cursors of `kind`, in top_level order."""
+        if self._by_kind is None:
+            by_kind: dict[ci.CursorKind, list[ci.Cursor]] = {}
+            for cursor_kind, cursor in self.top_level():
+                by_kind.setdefault(cursor_kind, []).append(cursor)
+            self._by_kind = by_kind
+        return self._by_kind.get(kind, [])
 
     def relative(self, file: ci.File | None) -> str | None:
         """A file's path relative to the include directory it is in (its #include spelling), or None."""
         if file is None:
             return None
         return _relative(file.name, self.include_dirs)
+
+    def header_of(self, cursor: ci.Cursor) -> str | None:
+        """relative(cursor.location.file), asking libclang only for the file: SourceLocation.file
+        also builds the line, column and offset, and a unit asks this of ~50,000 cursors."""
+        lib = ci.conf.lib
+        file = ci.c_object_p()
+        lib.clang_getInstantiationLocation(lib.clang_getCursorLocation(cursor), ctypes.byref(file), None, None, None)
+        if not file:
+            return None
+        # File handles are the translation unit's: a cursor of another unit is told apart by its own.
+        key = (id(cursor._tu), ctypes.cast(file, ctypes.c_void_p).value)
+        names = self.memo.setdefault("header_of", {})
+        if key not in names:
+            names[key] = self.relative(ci.File(file))
+        return names[key]
 
     def path_of(self, header: str) -> Path:
         """Where `#include <header>` is found."""
@@ -63,8 +99,9 @@ def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
 
 
 def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_source: str = "",
-          name: str = "cubind") -> Parsed:
-    """Parse `#include <h>` for each header (then `extra_source`) as one translation unit."""
+          name: str = "cubind", macros: bool = True) -> Parsed:
+    """Parse `#include <h>` for each header (then `extra_source`) as one translation unit;
+    `macros`: with its macro definitions and expansions as cursors (a slower parse and walk)."""
     for directory in include_dirs:
         if not directory.is_dir():
             raise ParseError(f"include directory {directory} does not exist")
@@ -77,7 +114,8 @@ def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_
     index = ci.Index.create()
     includes = [f"-I{d}" for d in include_dirs]
     try:
-        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)], options=_OPTIONS)
+        tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)],
+                         options=_OPTIONS | (_MACROS if macros else 0))
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(f"libclang could not parse {', '.join(headers)}: {exc}") from exc
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error and not _in_main_file(d, source_name)]

@@ -12,7 +12,7 @@ import clang.cindex as ci
 
 from . import clang_ext
 from .declarators import declare
-from .tu import Parsed, top_level
+from .tu import Parsed
 
 CK = ci.CursorKind
 TK = ci.TypeKind
@@ -66,8 +66,8 @@ class TypeSelector:
         self.needed: set[str] = set()
         self.opaque: dict[str, dict] = {}  # C++-only classes, declared opaque in C
         self.standard_headers: set[str] = set()
-        for cursor in top_level(c.tu.cursor):
-            if cursor.kind not in TYPE_DECLS:
+        for kind, cursor in c.top_level():
+            if kind not in TYPE_DECLS:
                 continue
             usr = cursor.get_usr()
             known = self.by_usr.get(usr)
@@ -82,7 +82,7 @@ class TypeSelector:
 
     # -- closure ---------------------------------------------------------------------------------
     def header(self, cursor: ci.Cursor) -> str | None:
-        return self.c.relative(cursor.location.file)
+        return self.c.header_of(cursor)
 
     def is_standard(self, cursor: ci.Cursor) -> bool:
         return self.header(cursor) is None

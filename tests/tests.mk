@@ -60,7 +60,8 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-headers test-passthrough test-loader test-real test-probe test-link test-install test-examples
+test-c: test-abi test-headers test-passthrough test-loader test-real test-probe test-link test-install test-examples \
+        test-bench-build
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 

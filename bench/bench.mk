@@ -1,0 +1,52 @@
+# bench/bench.mk - benchmarks, included by the Makefile. Not part of `make test`, which
+# only builds the programs (test-bench-build), so that they keep compiling.
+#
+#   make bench           every row of docs/benchmarks.md (callgrind, strace, timings), and
+#                        rewrites that file with the figures, the machine, the date and the command
+#   make bench-generate  only the `make generate` timing (BENCH_GENERATE_RUNS runs, median)
+
+BENCH_DIR := $(BUILD)/bench
+BENCH_CALLEE := $(BENCH_DIR)/callee/libcublas.so.13
+BENCH_CFLAGS := $(ALL_CFLAGS) -I$(BUILD)/include -Ibench
+BENCH_CUBIND_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS_SAN)
+BENCH_PROGRAMS := $(addprefix $(BENCH_DIR)/,calls census empty empty_cubind cufft_cubind cufft_bare wrapper_overhead)
+BENCH_GENERATE_RUNS ?= 5
+
+.PHONY: bench bench-generate test-bench-build deps-bench
+
+# An empty libcublas.so.13: the callee of the per-call rows.
+$(BENCH_CALLEE): bench/callee.c $(LINK_FLAGS_FILES) bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ $< $(LDFLAGS_SAN)
+
+$(BENCH_DIR)/calls: bench/calls.c $(BENCH_CALLEE) $(LIBRARY_SO) $(BUILT_HEADERS) bench/bench.mk
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -L$(dir $(BENCH_CALLEE)) -l:libcublas.so.13 -Wl,-rpath,'$$ORIGIN/callee' \
+	    $(BENCH_CUBIND_LIBS) -ldl
+
+$(BENCH_DIR)/census $(BENCH_DIR)/cufft_cubind $(BENCH_DIR)/wrapper_overhead: $(BENCH_DIR)/%: bench/%.c bench/maps.h \
+        $(LIBRARY_SO) $(BUILT_HEADERS) bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ $(BENCH_CUBIND_LIBS) -ldl
+
+$(BENCH_DIR)/cufft_bare: bench/cufft_bare.c bench/maps.h bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -ldl $(LDFLAGS_SAN)
+
+# The same empty program, not linked to libcubind and linked to it (never called: --no-as-needed).
+$(BENCH_DIR)/empty: bench/empty.c bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS_SAN)
+$(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed $(BENCH_CUBIND_LIBS)
+
+test-bench-build: $(BENCH_PROGRAMS)
+
+bench: deps-generator deps-bench $(BENCH_PROGRAMS)
+	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) --out docs/benchmarks.md
+
+bench-generate: deps-generator
+	$(PYTHON) bench/report.py --generate-only --generate-runs $(BENCH_GENERATE_RUNS) --out $(BENCH_DIR)/generate.md
+
+deps-bench:
+	@sh tools/install-deps.sh valgrind strace binutils

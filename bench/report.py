@@ -1,0 +1,259 @@
+"""Run cubind's benchmarks and write their figures to a Markdown file (`make bench`).
+
+    python3 bench/report.py --build build --out docs/benchmarks.md [--generate-runs N]
+    python3 bench/report.py --generate-only --out build/bench/generate.md [--generate-runs N]
+
+Instruction counts come from callgrind (repeatable for the same binaries and input), system
+calls from `strace -f -c`, wall times from N runs of the generator in this one invocation
+(their median, and every run). The programs are built by bench/bench.mk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CALLS = 1000  # calls per per-call row
+GENERATE_COMMAND = [sys.executable, "-m", "generator", "check", "--out", "generated"]
+
+
+@dataclass
+class Row:
+    name: str
+    figure: str
+    goal: str
+    met: bool | None
+    note: str = ""
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This environment without cubind's own variables (a library path set outside would change the rows)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUBIND_")}
+    env.update(extra)
+    return env
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(command)} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def callgrind(command: list[str], work: Path, name: str, env: dict[str, str]) -> Path:
+    out = work / f"callgrind.{name}"
+    run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command], env)
+    return out
+
+
+def total(out: Path) -> int:
+    """Whole-process instructions: from the dynamic loader's first to exit."""
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise SystemExit(f"bench: no totals in {out}")
+
+
+def inclusive(out: Path) -> dict[str, int]:
+    """Inclusive instructions of each bench_* function (callees included)."""
+    text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)])
+    counts: dict[str, int] = {}
+    for match in re.finditer(r"^\s*([\d,]+) \([^)]*\)\s+\S*:(bench_\w+) \[", text, re.M):
+        counts[match.group(2)] = int(match.group(1).replace(",", ""))
+    return counts
+
+
+def syscalls(command: list[str], work: Path, env: dict[str, str]) -> int:
+    out = work / "strace.txt"
+    run(["strace", "-f", "-c", "-o", str(out), *command], env)
+    for line in out.read_text().splitlines():
+        fields = line.split()
+        if fields and fields[-1] == "total":
+            return int(fields[3])
+    raise SystemExit(f"bench: no total in {out}")
+
+
+def generate_times(runs: int) -> list[tuple[float, float]]:
+    """(wall, CPU) seconds of each run; CPU is user + system of the generator and its workers, which
+    moves less than the wall time when other work takes the machine's cores."""
+    times = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        run(GENERATE_COMMAND)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append((wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+    return times
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    compiler = run([os.environ.get("CC", "cc"), "--version"]).splitlines()[0]
+    distribution = "Linux"
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if line.startswith("PRETTY_NAME="):
+            distribution = line.split("=", 1)[1].strip('"')
+    return (f"{distribution}, {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs of an {cpu}, "
+            f"{compiler}, Python {platform.python_version()}, valgrind {run(['valgrind', '--version']).strip()}")
+
+
+def generate_row(runs: int) -> tuple[Row, str]:
+    times = generate_times(runs)
+    median = statistics.median(wall for wall, _ in times)
+    cpu = statistics.median(cpu for _, cpu in times)
+    jobs = os.environ.get("CUBIND_GENERATOR_JOBS") or f"{len(os.sched_getaffinity(0))} (one per CPU)"
+    detail = (f"`{' '.join(['python3', *GENERATE_COMMAND[1:]])}`, {runs} runs, {jobs} worker processes "
+              f"(CUBIND_GENERATOR_JOBS); wall per run: {', '.join(f'{wall:.2f} s' for wall, _ in times)}; "
+              f"CPU (user + system, workers included) median {cpu:.2f} s")
+    return Row("make generate (`python3 -m generator check`), median", f"{median:.2f} s", "≤ 5 s", median <= 5.0,
+               detail), detail
+
+
+def per_call(counts: dict[str, int], name: str) -> float:
+    return counts[name] / CALLS
+
+
+def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
+    bench = build / "bench"
+    notes: list[str] = []
+    env = clean_env()
+    result: list[Row] = []
+
+    # (a) start-up of a program linked to libcubind that never calls it
+    empty = total(callgrind([str(bench / "empty")], work, "empty", env))
+    linked = total(callgrind([str(bench / "empty_cubind")], work, "empty_cubind", env))
+    relocations = run(["readelf", "-r", str(build / "lib" / "libcubind.so.0")]).count("R_X86_64_RELATIVE")
+    result.append(Row("(a) start-up: a program linked to libcubind, never calling it, over one not linked",
+                      f"+{linked - empty:,} instructions ({linked:,} vs {empty:,})", "≤ +15,000",
+                      linked - empty <= 15000,
+                      f"libcubind.so.0 has {relocations:,} R_X86_64_RELATIVE relocations"))
+
+    # (b)-(e) on the empty callee
+    callee = bench / "callee" / "libcublas.so.13"
+    counts = inclusive(callgrind([str(bench / "calls"), str(CALLS)], work, "calls",
+                                 clean_env(CUBIND_CUBLAS_PATH=str(callee.resolve()))))
+    plt, bare, checked, cubind = (per_call(counts, f"bench_{n}") for n in ("plt", "dlsym", "checked", "cubind"))
+    result.append(Row("(b) success path: cubind over a direct (PLT) call, per call", f"+{cubind - plt:.1f} instructions",
+                      "≤ +8", cubind - plt <= 8,
+                      f"per call, loop and empty callee included: PLT {plt:.1f}, bare dlsym pointer {bare:.1f} "
+                      f"({bare - plt:+.1f}), checked pointer loaded on first use {checked:.1f} ({checked - plt:+.1f}), "
+                      f"cubind {cubind:.1f}"))
+    fail_direct, fail_cubind, fail_handler = (per_call(counts, f"bench_{n}")
+                                              for n in ("fail_direct", "fail_cubind", "fail_handler"))
+    result.append(Row("(c) failing call (status ≠ success), no handler: cubind over a direct call",
+                      f"+{fail_cubind - fail_direct:,.1f} instructions", "≤ 200", fail_cubind - fail_direct <= 200,
+                      f"direct {fail_direct:.1f}, cubind {fail_cubind:,.1f} per call"))
+    result.append(Row("(d) the same failing call with a handler installed, over (c)",
+                      f"+{fail_handler - fail_cubind:,.1f} instructions", "≤ +50", fail_handler - fail_cubind <= 50,
+                      f"cubind with an empty handler {fail_handler:,.1f} per call"))
+    second = counts["bench_second_function"]
+    result.append(Row("(e) first call of a second function of a loaded library", f"{second:,} instructions",
+                      "≤ 3,000", second <= 3000, "cublasSetPointerMode_v2 after cublasGetPointerMode_v2, callee included"))
+
+    # (f) census of the real libcublas
+    census_out = callgrind([str(bench / "census")], work, "census", env)
+    census = inclusive(census_out)["bench_census"]
+    census_text = run([str(bench / "census")], env).strip()
+    result.append(Row("(f) cubind_library_info census of libcublas (loaded before)", f"{census:,} instructions",
+                      "≤ 1,000,000", census <= 1_000_000, census_text))
+
+    # (g), (h) a cuFFT-only program
+    info = run([str(bench / "cufft_cubind"), "info"], env)
+    path = re.search(r"^path: (.*)$", info, re.M).group(1)
+    through_cubind = total(callgrind([str(bench / "cufft_cubind")], work, "cufft_cubind", env))
+    bare_total = total(callgrind([str(bench / "cufft_bare"), path], work, "cufft_bare", env))
+    cubind_syscalls = syscalls([str(bench / "cufft_cubind")], work, env)
+    bare_syscalls = syscalls([str(bench / "cufft_bare"), path], work, env)
+    ratio = through_cubind / bare_total
+    result.append(Row("(g) process start to the first cufftGetVersion: cubind over bare dlopen + dlsym",
+                      f"{ratio:.4f} × instructions ({through_cubind:,} vs {bare_total:,}); "
+                      f"{cubind_syscalls} vs {bare_syscalls} system calls", "≤ 1.01", ratio <= 1.01,
+                      f"bare dlopen of {path}, the file cubind finds; system calls counted by strace -f -c"))
+    mapped = int(re.search(r"CUDA libraries mapped: (\d+)", info).group(1))
+    bare_info = run([str(bench / "cufft_bare"), path, "maps"], env)
+    result.append(Row("(h) CUDA libraries mapped by a cuFFT-only program", str(mapped), "1", mapped == 1,
+                      "; ".join(line for line in info.splitlines() if line.startswith("libraries mapped")) +
+                      " (bare dlopen: " + re.search(r"libraries mapped: .*", bare_info).group(0) + ")"))
+
+    overhead = run([str(bench / "wrapper_overhead")], env)
+    notes.append("Wall clock of `build/bench/wrapper_overhead` (real libcublas, `cublasGetProperty`), this run:\n\n```\n"
+                 + overhead.rstrip() + "\n```")
+    return result, notes
+
+
+def table(rows_: list[Row]) -> str:
+    lines = ["| row | measured | goal (issue 8) | met | detail |", "|---|---|---|---|---|"]
+    for r in rows_:
+        met = "—" if r.met is None else ("yes" if r.met else "**no**")
+        lines.append(f"| {r.name} | {r.figure} | {r.goal} | {met} | {r.note} |")
+    return "\n".join(lines)
+
+
+HEADER = """# Benchmarks
+
+Written by `{command}` (bench/report.py; the programs are bench/*.c, built by bench/bench.mk).
+Do not edit: run it again. Instruction counts are callgrind's and repeat for the same binaries;
+wall times are of this run only, on a shared machine: compare them with each other, not across runs.
+
+- Date: {date}
+- Machine: {machine}
+- CUDA: the toolkit in /usr/local/cuda (no GPU: every call measured is host-only)
+"""
+
+ROWS_NOTE = """
+The per-call rows (b)-(e) call an empty `libcublas.so.13` (bench/callee.c) that cubind loads through
+`CUBIND_CUBLAS_PATH` and the program also links directly; each row is one function making {calls} calls
+(bench/calls.c), its inclusive count divided by {calls}; the loop is in every row, so differences
+between rows are what the call path adds. Rows (f)-(h) use the real libraries.
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--generate-runs", type=int, default=5)
+    parser.add_argument("--generate-only", action="store_true")
+    args = parser.parse_args()
+    out = ROOT / args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = "make bench-generate" if args.generate_only else "make bench"
+    generate, generate_detail = generate_row(args.generate_runs)
+    notes: list[str] = []
+    if args.generate_only:
+        result = [generate]
+    else:
+        with tempfile.TemporaryDirectory(prefix="cubind-bench-") as work:
+            result, notes = rows(ROOT / args.build, Path(work))
+        result.append(generate)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    text = HEADER.format(command=command, date=date, machine=machine())
+    text += ("" if args.generate_only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
+    for note in notes:
+        text += "\n" + note + "\n"
+    text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
+             "[bench/results.md](../bench/results.md).\n" if not args.generate_only else "")
+    out.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
