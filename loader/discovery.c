@@ -549,17 +549,38 @@ static int version_from_file_name(const char *path, int version[3])
     return n;
 }
 
+/* dl_iterate_phdr callback: the PT_LOAD segments of the object whose link map is `data`. */
+static int record_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+    cubind__opened *lib = data;
+    const struct link_map *map = lib->map;
+    size_t i;
+    (void)size;
+    if (info->dlpi_addr != map->l_addr || strcmp(info->dlpi_name, map->l_name != NULL ? map->l_name : "") != 0)
+        return 0;
+    for (i = 0; i < info->dlpi_phnum && lib->segments < sizeof lib->segment / sizeof lib->segment[0]; ++i) {
+        if (info->dlpi_phdr[i].p_type != PT_LOAD)
+            continue;
+        lib->segment[lib->segments].start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+        lib->segment[lib->segments].end = lib->segment[lib->segments].start + info->dlpi_phdr[i].p_memsz;
+        lib->segments++;
+    }
+    return 1;
+}
+
 cubind__fnptr cubind__own_symbol(const cubind__opened *lib, const char *symbol)
 {
     void *address;
-    Dl_info info;
-    void *owner = NULL;
     cubind__fnptr fn;
+    size_t i;
+    int own = lib->segments == 0; /* segments unknown: take what dlsym gives */
     dlerror();
     address = dlsym(lib->handle, symbol);
     if (address == NULL)
         return NULL;
-    if (dladdr1(address, &info, &owner, RTLD_DL_LINKMAP) != 0 && owner != NULL && owner != lib->map)
+    for (i = 0; i < lib->segments && !own; ++i)
+        own = (uintptr_t)address >= lib->segment[i].start && (uintptr_t)address < lib->segment[i].end;
+    if (!own)
         return NULL; /* exported by a dependency, not by this library */
     memcpy(&fn, &address, sizeof fn);
     return fn;
@@ -631,6 +652,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     memset(out, 0, sizeof *out);
     out->handle = handle;
     out->map = map;
+    dl_iterate_phdr(record_segments, out);
     out->found_by = found_by;
     out->real_path = realpath(map->l_name != NULL && map->l_name[0] != '\0' ? map->l_name
                               : explicit_path != NULL                      ? explicit_path

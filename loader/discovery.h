@@ -5,6 +5,8 @@
 #ifndef CUBIND_DISCOVERY_H
 #define CUBIND_DISCOVERY_H
 
+#include <stdint.h>
+
 #include "internal.h"
 #include "strbuf.h"
 
@@ -19,6 +21,10 @@ typedef struct cubind__opened {
     int version[3];        /* -1 when unknown */
     char *version_source;
     char *version_text;    /* "13.1.0", "12" or "unknown" */
+    size_t segments;       /* the object's PT_LOAD segments, to tell its own symbols from its */
+    struct {               /* dependencies' by address (dladdr scans the symbol table) */
+        uintptr_t start, end;
+    } segment[16];
 } cubind__opened;
 
 /* Open the library of `desc`: the explicit handle or path when given, else the

@@ -21,7 +21,7 @@ int main(void)
 
     printf("cubind %s, %d libraries\n", cubind_version(), (int)CUBIND_LIBRARY_COUNT);
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        struct cubind_library_info info;
+        struct cubind_library_info info = {.size = sizeof info}; /* the caller says how much it has */
         cubind_error_kind kind = cubind_library_info((cubind_library)lib, &info);
         printf("%s: kind %d found %d soname %s version %d.%d.%d functions %zu missing %zu\n",
                cubind_library_name((cubind_library)lib), (int)kind, info.found,

@@ -11,6 +11,7 @@ local function str(p) return p ~= nil and ffi.string(p) or "-" end
 io.write(string.format("cubind %s, %d libraries\n", ffi.string(cubind.cubind_version()), cubind.CUBIND_LIBRARY_COUNT))
 for lib = 0, cubind.CUBIND_LIBRARY_COUNT - 1 do
     local info = ffi.new("struct cubind_library_info")
+    info.size = ffi.sizeof(info) -- the caller says how much it has
     local kind = cubind.cubind_library_info(lib, info)
     io.write(string.format("%s: kind %d found %d soname %s version %d.%d.%d functions %d missing %d\n",
         ffi.string(cubind.cubind_library_name(lib)), tonumber(kind), info.found, str(info.soname),

@@ -16,6 +16,7 @@ fn main() {
         println!("cubind {}, {} libraries", text(cubind_version()), count);
         for lib in 0..count {
             let mut info: cubind_library_info = std::mem::zeroed();
+            info.size = std::mem::size_of::<cubind_library_info>() as _; // the caller says how much it has
             let kind = cubind_library_info(lib as cubind_library, &mut info);
             println!("{}: kind {} found {} soname {} version {}.{}.{} functions {} missing {}",
                      text(cubind_library_name(lib as cubind_library)), kind as i32, info.found, text(info.soname),

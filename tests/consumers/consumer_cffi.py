@@ -18,6 +18,7 @@ def text(p):
 print(f"cubind {text(cubind.cubind_version())}, {cubind.CUBIND_LIBRARY_COUNT} libraries")
 for lib in range(cubind.CUBIND_LIBRARY_COUNT):
     info = ffi.new("struct cubind_library_info *")
+    info.size = ffi.sizeof("struct cubind_library_info")  # the caller says how much it has
     kind = cubind.cubind_library_info(lib, info)
     print(f"{text(cubind.cubind_library_name(lib))}: kind {kind} found {info.found} soname {text(info.soname)} "
           f"version {info.version_major}.{info.version_minor}.{info.version_patch} "

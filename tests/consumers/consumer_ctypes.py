@@ -13,7 +13,8 @@ class Error(C.Structure):  # struct cubind_error
 
 
 class LibraryInfo(C.Structure):  # struct cubind_library_info
-    _fields_ = [("library", C.c_int), ("name", C.c_char_p), ("found", C.c_int), ("found_by", C.c_char_p),
+    _fields_ = [("size", C.c_size_t), ("library", C.c_int), ("name", C.c_char_p), ("found", C.c_int),
+                ("found_by", C.c_char_p),
                 ("path", C.c_char_p), ("real_path", C.c_char_p), ("soname", C.c_char_p),
                 ("version_major", C.c_int), ("version_minor", C.c_int), ("version_patch", C.c_int),
                 ("version_source", C.c_char_p), ("functions", C.c_size_t), ("functions_found", C.c_size_t),
@@ -39,6 +40,7 @@ while cubind.cubind_library_name(count) is not None:
 print(f"cubind {text(cubind.cubind_version())}, {count} libraries")
 for lib in range(count):
     info = LibraryInfo()
+    info.size = C.sizeof(info)  # the caller says how much it has
     kind = cubind.cubind_library_info(lib, C.byref(info))
     print(f"{text(cubind.cubind_library_name(lib))}: kind {kind} found {info.found} soname {text(info.soname)} "
           f"version {info.version_major}.{info.version_minor}.{info.version_patch} "
