@@ -11,6 +11,7 @@ static struct cubind_library_info info;
 
 __attribute__((noinline)) void bench_census(void)
 {
+    info.size = sizeof info; /* the caller says how much it has */
     cubind_library_info(CUBIND_LIB_CUBLAS, &info);
 }
 

@@ -11,7 +11,7 @@
 int main(int argc, char **argv)
 {
     int version = 0;
-    struct cubind_library_info info;
+    struct cubind_library_info info = {.size = sizeof info};
     (void)argv;
     if (cubind_cufft_get_version(&version) != CUFFT_SUCCESS)
         return 1;
