@@ -1,5 +1,5 @@
 /*
- * loader/discovery.c - DESIGN.md's discovery order, first hit wins, absolute
+ * loader/discovery.c - the README's discovery order, first hit wins, absolute
  * paths only:
  *   1. the path or handle given through the API;  2. CUBIND_<LIB>_PATH;
  *   3. a copy already loaded (RTLD_NOLOAD, newest soname first);

@@ -1,5 +1,5 @@
 /*
- * loader/discovery.h - find and open one library in DESIGN.md's order, and
+ * loader/discovery.h - find and open one library in the discovery order (README, Loader), and
  * describe what was opened (path, soname, version).
  */
 #ifndef CUBIND_DISCOVERY_H

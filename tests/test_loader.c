@@ -1,5 +1,5 @@
 /*
- * tests/test_loader.c - the loader on mock libraries: lazy loading, DESIGN.md's
+ * tests/test_loader.c - the loader on mock libraries: lazy loading, the README's
  * discovery order, environment override, explicit choices that must not fall
  * back, missing libraries and symbols, the error record and handler, versions,
  * and 32 threads racing the first call.

@@ -16,7 +16,7 @@ MODULES = {m.name: m for m in CONFIG.modules}
 
 # (module, C API name, cubind name)
 CASES = [
-    # DESIGN.md's golden table
+    # the README's table
     ("cublas", "cublasSgemm", "cubind_cublas_sgemm"),
     ("cublas", "cublasSgemmStridedBatched_64", "cubind_cublas_sgemm_strided_batched_64"),
     ("cublas", "cublasGemmEx", "cubind_cublas_gemm_ex"),
