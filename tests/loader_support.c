@@ -163,10 +163,14 @@ const char *env_of(const char *name, const char *value)
 
 const char *const *library_env(const char *(*path_of)(const char *soname), ...)
 {
-    static const char *env[64];
+    static char *env[64];
     size_t n = 0, i;
     const char *extra;
     va_list extras;
+    for (i = 0; env[i] != NULL; ++i) { /* the previous call's entries */
+        free(env[i]);
+        env[i] = NULL;
+    }
     for (i = 0; i < cubind_test_library_count && n + 1 < sizeof env / sizeof env[0]; ++i) {
         const struct cubind_test_library *t = &cubind_test_libraries[i];
         const char *path = path_of(t->sonames[0]);
@@ -180,7 +184,7 @@ const char *const *library_env(const char *(*path_of)(const char *soname), ...)
         env[n++] = strdup(extra);
     va_end(extras);
     env[n] = NULL;
-    return env;
+    return (const char *const *)env;
 }
 
 /* ---- a temporary directory for the faulty files ------------------------------------------------ */
