@@ -3936,8 +3936,7 @@ static inline void call_cublasXerbla(const char *srName, int info)
 static CUBIND_COLD void traced_cublasXerbla(const char *srName, int info)
 {
     cubind__trace_call cubind_call;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS))
-    {
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLAS)) {
         call_cublasXerbla(srName, info);
         return;
     }

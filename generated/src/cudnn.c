@@ -1873,8 +1873,7 @@ static inline void call_cudnnGetLastErrorString(char *message, size_t max_size)
 static CUBIND_COLD void traced_cudnnGetLastErrorString(char *message, size_t max_size)
 {
     cubind__trace_call cubind_call;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-    {
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN)) {
         call_cudnnGetLastErrorString(message, max_size);
         return;
     }

@@ -870,8 +870,7 @@ static inline void call_ncclResetDebugInit(void)
 static CUBIND_COLD void traced_ncclResetDebugInit(void)
 {
     cubind__trace_call cubind_call;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-    {
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL)) {
         call_ncclResetDebugInit();
         return;
     }
