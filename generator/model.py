@@ -42,6 +42,10 @@ class LibraryModel:
     status_constants: list[dict]  # every value of the status enum
     first_call: dict | None = None    # tests: a status-returning function callable with zeros (not the version query)
     missing_call: dict | None = None  # tests: one the half mock (even slots only) lacks
+    # tracing: the enums of the functions' parameters (and non-status results), each with its
+    # lookup function's name and its constants, an alias of a value keeping the first name
+    trace_enums: list[dict] = field(default_factory=list)
+    trace_enum_of: dict[str, str] = field(default_factory=dict)  # type spelling -> lookup function
 
 
 @dataclass
@@ -126,6 +130,7 @@ def build(config: Config, irs: list[dict]) -> Model:
                             _helpers(ir, unit, module))
             )
 
+    enum_index = _type_index(irs)
     libraries = []
     for library in config.libraries:
         functions = [f for ir in irs for f in ir["functions"] if f["library"] == library.name]
@@ -135,6 +140,7 @@ def build(config: Config, irs: list[dict]) -> Model:
         # not the version query: the mocks answer that one with a version, not the status a test sets
         first = next((f for _, f in callable_ if f["name"] != library.version.function), None)
         missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
+        trace_enums, trace_enum_of = _trace_enums(functions, enum_index)
         libraries.append(
             LibraryModel(
                 library,
@@ -144,6 +150,8 @@ def build(config: Config, irs: list[dict]) -> Model:
                 status,
                 first,
                 missing,
+                trace_enums,
+                trace_enum_of,
             )
         )
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
@@ -228,20 +236,58 @@ def _callable_with_zeros(function: dict) -> bool:
                                               for p in function["params"])
 
 
+def _enum_constants(entries: dict[str, dict], type_name: str) -> tuple[str, list[dict]] | None:
+    """The enum behind a type name (typedef'd or tagged, `const` ignored): its name and constants,
+    an alias of a value keeping the first name; None when the type is no enum of `entries`."""
+    name = type_name.replace("const ", "").removeprefix("enum ").strip()
+    entry = entries.get(name)
+    while entry is not None and entry["kind"] == "typedef":
+        entry = entries.get(entry["underlying"].replace("const ", "").removeprefix("enum ").strip())
+    if entry is None or entry["kind"] != "enum":
+        return None
+    seen: set[int] = set()
+    unique = []
+    for constant in entry["constants"]:
+        if constant["value"] not in seen:
+            seen.add(constant["value"])
+            unique.append(constant)
+    return entry["name"] or entry["typedef"], unique
+
+
 def _status_enum(irs: list[dict], type_name: str) -> list[dict]:
     """The constants of the enum behind a status type name (typedef'd or tagged)."""
     for ir in irs:
-        entries = {n: e for e in ir["types"] for n in _declared_names(e)}
-        entry = entries.get(type_name)
-        while entry is not None and entry["kind"] == "typedef":
-            target = entry["underlying"].removeprefix("enum ").strip()
-            entry = entries.get(target)
-        if entry is not None and entry["kind"] == "enum":
-            seen: set[int] = set()
-            unique = []
-            for constant in entry["constants"]:  # an alias of a value keeps the first name
-                if constant["value"] not in seen:
-                    seen.add(constant["value"])
-                    unique.append(constant)
-            return unique
+        found = _enum_constants({n: e for e in ir["types"] for n in _declared_names(e)}, type_name)
+        if found is not None:
+            return found[1]
     raise ValueError(f"status type {type_name} is not an enum in any IR")
+
+
+def _type_index(irs: list[dict]) -> dict[str, dict]:
+    """Every named type of every IR by each of its names (the first declaration wins)."""
+    index: dict[str, dict] = {}
+    for ir in irs:
+        for entry in ir["types"]:
+            for name in _declared_names(entry):
+                index.setdefault(name, entry)
+    return index
+
+
+def _trace_enums(functions: list[dict], index: dict[str, dict]) -> tuple[list[dict], dict[str, str]]:
+    """The enums a library's traced calls name: those of enum parameters and of enum results that
+    are not the status (cubind_status_name names those). Each gets a lookup function, generated once."""
+    enums: dict[str, dict] = {}
+    lookup_of: dict[str, str] = {}
+    typed = [p for f in functions for p in f["params"] if p["category"] == "enum"]
+    typed += [f["returns"] for f in functions if f["returns"]["category"] == "enum" and not f["returns_status"]]
+    for t in typed:
+        if t["type"] in lookup_of:
+            continue
+        found = _enum_constants(index, t["type"]) or _enum_constants(index, t["canonical"])
+        if found is None:
+            continue
+        name, constants = found
+        if name not in enums:
+            enums[name] = {"name": name, "function": f"trace_enum_{len(enums)}", "constants": constants}
+        lookup_of[t["type"]] = enums[name]["function"]
+    return list(enums.values()), lookup_of

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/cublasLt.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 50
 
@@ -177,9 +180,248 @@ const cubind__symbol_table cubind__cublasLt_symbols = {
     CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cublasStatus_t value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLAS_STATUS_SUCCESS";
+    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "MAJOR_VERSION";
+    case 1: return "MINOR_VERSION";
+    case 2: return "PATCH_LEVEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 2: return "CUDA_R_16F";
+    case 6: return "CUDA_C_16F";
+    case 14: return "CUDA_R_16BF";
+    case 15: return "CUDA_C_16BF";
+    case 0: return "CUDA_R_32F";
+    case 4: return "CUDA_C_32F";
+    case 1: return "CUDA_R_64F";
+    case 5: return "CUDA_C_64F";
+    case 16: return "CUDA_R_4I";
+    case 17: return "CUDA_C_4I";
+    case 18: return "CUDA_R_4U";
+    case 19: return "CUDA_C_4U";
+    case 3: return "CUDA_R_8I";
+    case 7: return "CUDA_C_8I";
+    case 8: return "CUDA_R_8U";
+    case 9: return "CUDA_C_8U";
+    case 20: return "CUDA_R_16I";
+    case 21: return "CUDA_C_16I";
+    case 22: return "CUDA_R_16U";
+    case 23: return "CUDA_C_16U";
+    case 10: return "CUDA_R_32I";
+    case 11: return "CUDA_C_32I";
+    case 12: return "CUDA_R_32U";
+    case 13: return "CUDA_C_32U";
+    case 24: return "CUDA_R_64I";
+    case 25: return "CUDA_C_64I";
+    case 26: return "CUDA_R_64U";
+    case 27: return "CUDA_C_64U";
+    case 28: return "CUDA_R_8F_E4M3";
+    case 29: return "CUDA_R_8F_E5M2";
+    case 30: return "CUDA_R_8F_UE8M0";
+    case 31: return "CUDA_R_6F_E2M3";
+    case 32: return "CUDA_R_6F_E3M2";
+    case 33: return "CUDA_R_4F_E2M1";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatrixLayoutAttribute_t value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_MATRIX_LAYOUT_TYPE";
+    case 1: return "CUBLASLT_MATRIX_LAYOUT_ORDER";
+    case 2: return "CUBLASLT_MATRIX_LAYOUT_ROWS";
+    case 3: return "CUBLASLT_MATRIX_LAYOUT_COLS";
+    case 4: return "CUBLASLT_MATRIX_LAYOUT_LD";
+    case 5: return "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT";
+    case 6: return "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET";
+    case 7: return "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET";
+    case 8: return "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasComputeType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 64: return "CUBLAS_COMPUTE_16F";
+    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
+    case 68: return "CUBLAS_COMPUTE_32F";
+    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
+    case 70: return "CUBLAS_COMPUTE_64F";
+    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
+    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
+    case 72: return "CUBLAS_COMPUTE_32I";
+    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatmulDescAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_5(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE";
+    case 1: return "CUBLASLT_MATMUL_DESC_SCALE_TYPE";
+    case 2: return "CUBLASLT_MATMUL_DESC_POINTER_MODE";
+    case 3: return "CUBLASLT_MATMUL_DESC_TRANSA";
+    case 4: return "CUBLASLT_MATMUL_DESC_TRANSB";
+    case 5: return "CUBLASLT_MATMUL_DESC_TRANSC";
+    case 6: return "CUBLASLT_MATMUL_DESC_FILL_MODE";
+    case 7: return "CUBLASLT_MATMUL_DESC_EPILOGUE";
+    case 8: return "CUBLASLT_MATMUL_DESC_BIAS_POINTER";
+    case 10: return "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE";
+    case 11: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER";
+    case 12: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD";
+    case 13: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE";
+    case 14: return "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE";
+    case 15: return "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET";
+    case 17: return "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER";
+    case 18: return "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER";
+    case 19: return "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER";
+    case 20: return "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER";
+    case 21: return "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER";
+    case 22: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE";
+    case 23: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER";
+    case 24: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER";
+    case 25: return "CUBLASLT_MATMUL_DESC_FAST_ACCUM";
+    case 26: return "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE";
+    case 31: return "CUBLASLT_MATMUL_DESC_A_SCALE_MODE";
+    case 32: return "CUBLASLT_MATMUL_DESC_B_SCALE_MODE";
+    case 33: return "CUBLASLT_MATMUL_DESC_C_SCALE_MODE";
+    case 34: return "CUBLASLT_MATMUL_DESC_D_SCALE_MODE";
+    case 35: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE";
+    case 36: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER";
+    case 37: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE";
+    case 38: return "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatrixTransformDescAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_6(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE";
+    case 1: return "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE";
+    case 2: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA";
+    case 3: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtEmulationDescAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_7(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_EMULATION_DESC_STRATEGY";
+    case 1: return "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT";
+    case 2: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL";
+    case 3: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT";
+    case 4: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET";
+    case 5: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatmulPreferenceAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_8(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_MATMUL_PREF_SEARCH_MODE";
+    case 1: return "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES";
+    case 3: return "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK";
+    case 5: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES";
+    case 6: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES";
+    case 7: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES";
+    case 8: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES";
+    case 9: return "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT";
+    case 12: return "CUBLASLT_MATMUL_PREF_IMPL_MASK";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatmulAlgoCapAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_9(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT";
+    case 1: return "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK";
+    case 2: return "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT";
+    case 3: return "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT";
+    case 4: return "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT";
+    case 5: return "CUBLASLT_ALGO_CAP_UPLO_SUPPORT";
+    case 6: return "CUBLASLT_ALGO_CAP_TILE_IDS";
+    case 7: return "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX";
+    case 10: return "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER";
+    case 11: return "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK";
+    case 12: return "CUBLASLT_ALGO_CAP_EPILOGUE_MASK";
+    case 13: return "CUBLASLT_ALGO_CAP_STAGES_IDS";
+    case 14: return "CUBLASLT_ALGO_CAP_LD_NEGATIVE";
+    case 15: return "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS";
+    case 16: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES";
+    case 17: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES";
+    case 18: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES";
+    case 19: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES";
+    case 21: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT";
+    case 22: return "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasLtMatmulAlgoConfigAttributes_t value, NULL when it is none of the constants. */
+static const char *trace_enum_10(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLASLT_ALGO_CONFIG_ID";
+    case 1: return "CUBLASLT_ALGO_CONFIG_TILE_ID";
+    case 2: return "CUBLASLT_ALGO_CONFIG_SPLITK_NUM";
+    case 3: return "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME";
+    case 4: return "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING";
+    case 5: return "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION";
+    case 6: return "CUBLASLT_ALGO_CONFIG_STAGES_ID";
+    case 7: return "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID";
+    case 8: return "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID";
+    default: return NULL;
+    }
+}
+
 typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
 
-cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
+/* The call itself, shared by cubind_cublasLt_create and its traced path. */
+static inline cublasStatus_t call_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[0], 0, &cubind_unavailable);
@@ -192,9 +434,33 @@ cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightHandle)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtCreate(lightHandle);
+    cubind_result = call_cublasLtCreate(lightHandle);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtCreate(lightHandle);
+    return call_cublasLtCreate(lightHandle);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
 
-cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
+/* The call itself, shared by cubind_cublasLt_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[1], 1, &cubind_unavailable);
@@ -207,9 +473,33 @@ cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightHandle)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtDestroy(lightHandle);
+    cubind_result = call_cublasLtDestroy(lightHandle);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtDestroy(lightHandle);
+    return call_cublasLtDestroy(lightHandle);
+}
+
 typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
 
-const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
+/* The call itself, shared by cubind_cublasLt_get_status_name and its traced path. */
+static inline const char *call_cublasLtGetStatusName(cublasStatus_t status)
 {
     cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[2], 2, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -217,9 +507,33 @@ const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
     return cubind_fn(status);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_cublasLtGetStatusName(cublasStatus_t status)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtGetStatusName(status);
+    cubind_result = call_cublasLtGetStatusName(status);
+    if (cubind__trace_wanted(&cubind_call, names[2], 0)) {
+        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtGetStatusName(status);
+    return call_cublasLtGetStatusName(status);
+}
+
 typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
 
-const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
+/* The call itself, shared by cubind_cublasLt_get_status_string and its traced path. */
+static inline const char *call_cublasLtGetStatusString(cublasStatus_t status)
 {
     cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[3], 3, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -227,9 +541,33 @@ const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
     return cubind_fn(status);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_cublasLtGetStatusString(cublasStatus_t status)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtGetStatusString(status);
+    cubind_result = call_cublasLtGetStatusString(status);
+    if (cubind__trace_wanted(&cubind_call, names[3], 0)) {
+        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtGetStatusString(status);
+    return call_cublasLtGetStatusString(status);
+}
+
 typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
 
-size_t cubind_cublasLt_get_version(void)
+/* The call itself, shared by cubind_cublasLt_get_version and its traced path. */
+static inline size_t call_cublasLtGetVersion(void)
 {
     cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -237,9 +575,32 @@ size_t cubind_cublasLt_get_version(void)
     return cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD size_t traced_cublasLtGetVersion(void)
+{
+    cubind__trace_call cubind_call;
+    size_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtGetVersion();
+    cubind_result = call_cublasLtGetVersion();
+    if (cubind__trace_wanted(&cubind_call, names[4], 0)) {
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+size_t cubind_cublasLt_get_version(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtGetVersion();
+    return call_cublasLtGetVersion();
+}
+
 typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
 
-size_t cubind_cublasLt_get_cudart_version(void)
+/* The call itself, shared by cubind_cublasLt_get_cudart_version and its traced path. */
+static inline size_t call_cublasLtGetCudartVersion(void)
 {
     cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[5], 5, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -247,9 +608,32 @@ size_t cubind_cublasLt_get_cudart_version(void)
     return cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD size_t traced_cublasLtGetCudartVersion(void)
+{
+    cubind__trace_call cubind_call;
+    size_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtGetCudartVersion();
+    cubind_result = call_cublasLtGetCudartVersion();
+    if (cubind__trace_wanted(&cubind_call, names[5], 0)) {
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+size_t cubind_cublasLt_get_cudart_version(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtGetCudartVersion();
+    return call_cublasLtGetCudartVersion();
+}
+
 typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
 
-cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
+/* The call itself, shared by cubind_cublasLt_get_property and its traced path. */
+static inline cublasStatus_t call_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[6], 6, &cubind_unavailable);
@@ -262,9 +646,34 @@ cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType type, int *value)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtGetProperty(type, value);
+    cubind_result = call_cublasLtGetProperty(type, value);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtGetProperty(type, value);
+    return call_cublasLtGetProperty(type, value);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
 
-cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
+/* The call itself, shared by cubind_cublasLt_heuristics_cache_get_capacity and its traced path. */
+static inline cublasStatus_t call_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[7], 7, &cubind_unavailable);
@@ -277,9 +686,33 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "capacity", (uintptr_t)capacity);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtHeuristicsCacheGetCapacity(capacity);
+    return call_cublasLtHeuristicsCacheGetCapacity(capacity);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
 
-cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
+/* The call itself, shared by cubind_cublasLt_heuristics_cache_set_capacity and its traced path. */
+static inline cublasStatus_t call_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[8], 8, &cubind_unavailable);
@@ -292,9 +725,33 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "capacity", (unsigned long long)capacity);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtHeuristicsCacheSetCapacity(capacity);
+    return call_cublasLtHeuristicsCacheSetCapacity(capacity);
+}
+
 typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
 
-unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
+/* The call itself, shared by cubind_cublasLt_disable_cpu_instructions_set_mask and its traced path. */
+static inline unsigned int call_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[9], 9, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -302,9 +759,33 @@ unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask
     return cubind_fn(mask);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD unsigned int traced_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
+{
+    cubind__trace_call cubind_call;
+    unsigned int cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtDisableCpuInstructionsSetMask(mask);
+    cubind_result = call_cublasLtDisableCpuInstructionsSetMask(mask);
+    if (cubind__trace_wanted(&cubind_call, names[9], 0)) {
+        cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtDisableCpuInstructionsSetMask(mask);
+    return call_cublasLtDisableCpuInstructionsSetMask(mask);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 
-cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+/* The call itself, shared by cubind_cublasLt_matmul and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[10], 10, &cubind_unavailable);
@@ -317,9 +798,48 @@ cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatm
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_pointer(&cubind_call, "computeDesc", (uintptr_t)computeDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
+        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
+        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
+        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
+        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
+        cubind__trace_pointer(&cubind_call, "D", (uintptr_t)D);
+        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
 
-cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+/* The call itself, shared by cubind_cublasLt_matrix_transform and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[11], 11, &cubind_unavailable);
@@ -332,9 +852,43 @@ cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
+        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
+        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
+        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
+        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
-cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* The call itself, shared by cubind_cublasLt_matrix_layout_init_internal and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[12], 12, &cubind_unavailable);
@@ -347,9 +901,38 @@ cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
+        cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
+        cubind__trace_unsigned(&cubind_call, "cols", (unsigned long long)cols);
+        cubind__trace_signed(&cubind_call, "ld", (long long)ld);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
-cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* The call itself, shared by cubind_cublasLt_matrix_layout_create and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[13], 13, &cubind_unavailable);
@@ -362,9 +945,37 @@ cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matL
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
+        cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
+        cubind__trace_unsigned(&cubind_call, "cols", (unsigned long long)cols);
+        cubind__trace_signed(&cubind_call, "ld", (long long)ld);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
 
-cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
+/* The call itself, shared by cubind_cublasLt_matrix_layout_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[14], 14, &cubind_unavailable);
@@ -377,9 +988,33 @@ cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matL
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixLayoutDestroy(matLayout);
+    cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixLayoutDestroy(matLayout);
+    return call_cublasLtMatrixLayoutDestroy(matLayout);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_matrix_layout_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[15], 15, &cubind_unavailable);
@@ -392,9 +1027,36 @@ cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matrix_layout_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[16], 16, &cubind_unavailable);
@@ -407,9 +1069,37 @@ cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
-cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* The call itself, shared by cubind_cublasLt_matmul_desc_init_internal and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[17], 17, &cubind_unavailable);
@@ -422,9 +1112,36 @@ cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
-cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* The call itself, shared by cubind_cublasLt_matmul_desc_create and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[18], 18, &cubind_unavailable);
@@ -437,9 +1154,35 @@ cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
 
-cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
+/* The call itself, shared by cubind_cublasLt_matmul_desc_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[19], 19, &cubind_unavailable);
@@ -452,9 +1195,33 @@ cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulDescDestroy(matmulDesc);
+    cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulDescDestroy(matmulDesc);
+    return call_cublasLtMatmulDescDestroy(matmulDesc);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_matmul_desc_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[20], 20, &cubind_unavailable);
@@ -467,9 +1234,36 @@ cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matmul_desc_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[21], 21, &cubind_unavailable);
@@ -482,9 +1276,37 @@ cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t ma
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
 
-cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+/* The call itself, shared by cubind_cublasLt_matrix_transform_desc_init_internal and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[22], 22, &cubind_unavailable);
@@ -497,9 +1319,35 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
 
-cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+/* The call itself, shared by cubind_cublasLt_matrix_transform_desc_create and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[23], 23, &cubind_unavailable);
@@ -512,9 +1360,34 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransf
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
 
-cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
+/* The call itself, shared by cubind_cublasLt_matrix_transform_desc_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[24], 24, &cubind_unavailable);
@@ -527,9 +1400,33 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTrans
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransformDescDestroy(transformDesc);
+    return call_cublasLtMatrixTransformDescDestroy(transformDesc);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_matrix_transform_desc_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[25], 25, &cubind_unavailable);
@@ -542,9 +1439,36 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matrix_transform_desc_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[26], 26, &cubind_unavailable);
@@ -557,9 +1481,37 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
 
-cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+/* The call itself, shared by cubind_cublasLt_emulation_desc_init_internal and its traced path. */
+static inline cublasStatus_t call_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[27], 27, &cubind_unavailable);
@@ -572,9 +1524,34 @@ cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
 
-cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
+/* The call itself, shared by cubind_cublasLt_emulation_desc_create and its traced path. */
+static inline cublasStatus_t call_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[28], 28, &cubind_unavailable);
@@ -587,9 +1564,33 @@ cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *em
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtEmulationDescCreate(emulationDesc);
+    cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtEmulationDescCreate(emulationDesc);
+    return call_cublasLtEmulationDescCreate(emulationDesc);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
 
-cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
+/* The call itself, shared by cubind_cublasLt_emulation_desc_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[29], 29, &cubind_unavailable);
@@ -602,9 +1603,33 @@ cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t em
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtEmulationDescDestroy(emulationDesc);
+    cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtEmulationDescDestroy(emulationDesc);
+    return call_cublasLtEmulationDescDestroy(emulationDesc);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_emulation_desc_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[30], 30, &cubind_unavailable);
@@ -617,9 +1642,36 @@ cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_emulation_desc_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[31], 31, &cubind_unavailable);
@@ -632,9 +1684,37 @@ cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
 
-cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
+/* The call itself, shared by cubind_cublasLt_matmul_preference_init_internal and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[32], 32, &cubind_unavailable);
@@ -647,9 +1727,34 @@ cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPre
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulPreferenceInit_internal(pref, size);
+    return call_cublasLtMatmulPreferenceInit_internal(pref, size);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
 
-cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
+/* The call itself, shared by cubind_cublasLt_matmul_preference_create and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[33], 33, &cubind_unavailable);
@@ -662,9 +1767,33 @@ cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulPreferenceCreate(pref);
+    cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulPreferenceCreate(pref);
+    return call_cublasLtMatmulPreferenceCreate(pref);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
 
-cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
+/* The call itself, shared by cubind_cublasLt_matmul_preference_destroy and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[34], 34, &cubind_unavailable);
@@ -677,9 +1806,33 @@ cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreferenc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulPreferenceDestroy(pref);
+    cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulPreferenceDestroy(pref);
+    return call_cublasLtMatmulPreferenceDestroy(pref);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_matmul_preference_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[35], 35, &cubind_unavailable);
@@ -692,9 +1845,36 @@ cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPre
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matmul_preference_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[36], 36, &cubind_unavailable);
@@ -707,9 +1887,37 @@ cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPre
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_get_heuristic and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[37], 37, &cubind_unavailable);
@@ -722,9 +1930,42 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightH
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
+        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
+        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
+        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
+        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
+        cubind__trace_pointer(&cubind_call, "preference", (uintptr_t)preference);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "heuristicResultsArray", (uintptr_t)heuristicResultsArray);
+        cubind__trace_pointer(&cubind_call, "returnAlgoCount", (uintptr_t)returnAlgoCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_get_ids and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[38], 38, &cubind_unavailable);
@@ -737,9 +1978,42 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_enum(&cubind_call, "Atype", trace_enum_2((long long)Atype), (long long)Atype);
+        cubind__trace_enum(&cubind_call, "Btype", trace_enum_2((long long)Btype), (long long)Btype);
+        cubind__trace_enum(&cubind_call, "Ctype", trace_enum_2((long long)Ctype), (long long)Ctype);
+        cubind__trace_enum(&cubind_call, "Dtype", trace_enum_2((long long)Dtype), (long long)Dtype);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "algoIdsArray", (uintptr_t)algoIdsArray);
+        cubind__trace_pointer(&cubind_call, "returnAlgoCount", (uintptr_t)returnAlgoCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_init and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[39], 39, &cubind_unavailable);
@@ -752,9 +2026,41 @@ cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
+        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
+        cubind__trace_enum(&cubind_call, "Atype", trace_enum_2((long long)Atype), (long long)Atype);
+        cubind__trace_enum(&cubind_call, "Btype", trace_enum_2((long long)Btype), (long long)Btype);
+        cubind__trace_enum(&cubind_call, "Ctype", trace_enum_2((long long)Ctype), (long long)Ctype);
+        cubind__trace_enum(&cubind_call, "Dtype", trace_enum_2((long long)Dtype), (long long)Dtype);
+        cubind__trace_signed(&cubind_call, "algoId", (long long)algoId);
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_check and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[40], 40, &cubind_unavailable);
@@ -767,9 +2073,40 @@ cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
+        cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
+        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
+        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
+        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
+        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_cap_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[41], 41, &cubind_unavailable);
@@ -782,9 +2119,37 @@ cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_9((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_config_set_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[42], 42, &cubind_unavailable);
@@ -797,9 +2162,36 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* The call itself, shared by cubind_cublasLt_matmul_algo_config_get_attribute and its traced path. */
+static inline cublasStatus_t call_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[43], 43, &cubind_unavailable);
@@ -812,9 +2204,37 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
+        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
+        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
 
-cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
+/* The call itself, shared by cubind_cublasLt_logger_set_callback and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[44], 44, &cubind_unavailable);
@@ -827,9 +2247,33 @@ cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t call
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerSetCallback(callback);
+    cubind_result = call_cublasLtLoggerSetCallback(callback);
+    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerSetCallback(callback);
+    return call_cublasLtLoggerSetCallback(callback);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
 
-cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
+/* The call itself, shared by cubind_cublasLt_logger_set_file and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerSetFile(FILE *file)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[45], 45, &cubind_unavailable);
@@ -842,9 +2286,33 @@ cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerSetFile(file);
+    cubind_result = call_cublasLtLoggerSetFile(file);
+    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerSetFile(file);
+    return call_cublasLtLoggerSetFile(file);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
 
-cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
+/* The call itself, shared by cubind_cublasLt_logger_open_file and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerOpenFile(const char *logFile)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[46], 46, &cubind_unavailable);
@@ -857,9 +2325,33 @@ cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logFile)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerOpenFile(logFile);
+    cubind_result = call_cublasLtLoggerOpenFile(logFile);
+    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerOpenFile(logFile);
+    return call_cublasLtLoggerOpenFile(logFile);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
 
-cublasStatus_t cubind_cublasLt_logger_set_level(int level)
+/* The call itself, shared by cubind_cublasLt_logger_set_level and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerSetLevel(int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[47], 47, &cubind_unavailable);
@@ -872,9 +2364,33 @@ cublasStatus_t cubind_cublasLt_logger_set_level(int level)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerSetLevel(level);
+    cubind_result = call_cublasLtLoggerSetLevel(level);
+    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "level", (long long)level);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_set_level(int level)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerSetLevel(level);
+    return call_cublasLtLoggerSetLevel(level);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
 
-cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
+/* The call itself, shared by cubind_cublasLt_logger_set_mask and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerSetMask(int mask)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[48], 48, &cubind_unavailable);
@@ -887,9 +2403,33 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerSetMask(mask);
+    cubind_result = call_cublasLtLoggerSetMask(mask);
+    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "mask", (long long)mask);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerSetMask(mask);
+    return call_cublasLtLoggerSetMask(mask);
+}
+
 typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
 
-cublasStatus_t cubind_cublasLt_logger_force_disable(void)
+/* The call itself, shared by cubind_cublasLt_logger_force_disable and its traced path. */
+static inline cublasStatus_t call_cublasLtLoggerForceDisable(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__symbol(&cubind__cublasLt_symbols, &slots[49], 49, &cubind_unavailable);
@@ -900,4 +2440,26 @@ cublasStatus_t cubind_cublasLt_logger_force_disable(void)
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
         cubind__status_error(&cubind__cublasLt_symbols, 49, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
+{
+    cubind__trace_call cubind_call;
+    cublasStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
+        return call_cublasLtLoggerForceDisable();
+    cubind_result = call_cublasLtLoggerForceDisable();
+    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != CUBLAS_STATUS_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cublasStatus_t cubind_cublasLt_logger_force_disable(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cublasLtLoggerForceDisable();
+    return call_cublasLtLoggerForceDisable();
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/cudnn.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 220
 
@@ -687,9 +690,1045 @@ const cubind__symbol_table cubind__cudnn_symbols = {
     CUBIND_LIB_CUDNN, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cudnnStatus_t value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_STATUS_SUCCESS";
+    case 1001: return "CUDNN_STATUS_NOT_INITIALIZED";
+    case 1002: return "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH";
+    case 1003: return "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH";
+    case 1004: return "CUDNN_STATUS_DEPRECATED";
+    case 1005: return "CUDNN_STATUS_LICENSE_ERROR";
+    case 1006: return "CUDNN_STATUS_RUNTIME_IN_PROGRESS";
+    case 1007: return "CUDNN_STATUS_RUNTIME_FP_OVERFLOW";
+    case 1008: return "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED";
+    case 2000: return "CUDNN_STATUS_BAD_PARAM";
+    case 2002: return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+    case 2003: return "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER";
+    case 2004: return "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED";
+    case 2005: return "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND";
+    case 2006: return "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT";
+    case 2007: return "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH";
+    case 2008: return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
+    case 2009: return "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES";
+    case 2010: return "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE";
+    case 2011: return "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH";
+    case 2012: return "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE";
+    case 3000: return "CUDNN_STATUS_NOT_SUPPORTED";
+    case 3001: return "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN";
+    case 3002: return "CUDNN_STATUS_NOT_SUPPORTED_SHAPE";
+    case 3003: return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
+    case 3004: return "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT";
+    case 3005: return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER";
+    case 3006: return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART";
+    case 3007: return "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH";
+    case 3008: return "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING";
+    case 3009: return "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE";
+    case 3010: return "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT";
+    case 3011: return "CUDNN_STATUS_NOT_SUPPORTED_PADDING";
+    case 3012: return "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM";
+    case 3013: return "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API";
+    case 3014: return "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE";
+    case 4000: return "CUDNN_STATUS_INTERNAL_ERROR";
+    case 4001: return "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED";
+    case 4002: return "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE";
+    case 4003: return "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED";
+    case 4004: return "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED";
+    case 4005: return "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM";
+    case 4006: return "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED";
+    case 5000: return "CUDNN_STATUS_EXECUTION_FAILED";
+    case 5001: return "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER";
+    case 5002: return "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS";
+    case 5003: return "CUDNN_STATUS_EXECUTION_FAILED_CUDART";
+    case 5004: return "CUDNN_STATUS_EXECUTION_FAILED_CURAND";
+    case 2001: return "CUDNN_STATUS_INVALID_VALUE";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnErrQueryMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_ERRQUERY_RAWCODE";
+    case 1: return "CUDNN_ERRQUERY_NONBLOCKING";
+    case 2: return "CUDNN_ERRQUERY_BLOCKING";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 0: return "MAJOR_VERSION";
+    case 1: return "MINOR_VERSION";
+    case 2: return "PATCH_LEVEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnBackendDescriptorType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_BACKEND_POINTWISE_DESCRIPTOR";
+    case 1: return "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR";
+    case 2: return "CUDNN_BACKEND_ENGINE_DESCRIPTOR";
+    case 3: return "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR";
+    case 4: return "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR";
+    case 5: return "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR";
+    case 6: return "CUDNN_BACKEND_INTERMEDIATE_INFO_DESCRIPTOR";
+    case 7: return "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR";
+    case 8: return "CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR";
+    case 9: return "CUDNN_BACKEND_LAYOUT_INFO_DESCRIPTOR";
+    case 10: return "CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR";
+    case 11: return "CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR";
+    case 12: return "CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR";
+    case 13: return "CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR";
+    case 14: return "CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR";
+    case 15: return "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR";
+    case 16: return "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR";
+    case 17: return "CUDNN_BACKEND_TENSOR_DESCRIPTOR";
+    case 18: return "CUDNN_BACKEND_MATMUL_DESCRIPTOR";
+    case 19: return "CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR";
+    case 20: return "CUDNN_BACKEND_OPERATION_BN_FINALIZE_STATISTICS_DESCRIPTOR";
+    case 21: return "CUDNN_BACKEND_REDUCTION_DESCRIPTOR";
+    case 22: return "CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR";
+    case 23: return "CUDNN_BACKEND_OPERATION_BN_BWD_WEIGHTS_DESCRIPTOR";
+    case 24: return "CUDNN_BACKEND_RESAMPLE_DESCRIPTOR";
+    case 25: return "CUDNN_BACKEND_OPERATION_RESAMPLE_FWD_DESCRIPTOR";
+    case 26: return "CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR";
+    case 27: return "CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR";
+    case 28: return "CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR";
+    case 29: return "CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR";
+    case 30: return "CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR";
+    case 31: return "CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR";
+    case 32: return "CUDNN_BACKEND_RNG_DESCRIPTOR";
+    case 33: return "CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR";
+    case 34: return "CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR";
+    case 35: return "CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR";
+    case 36: return "CUDNN_BACKEND_OPERATION_BLOCK_SCALE_QUANTIZE_DESCRIPTOR";
+    case 37: return "CUDNN_BACKEND_OPERATION_BLOCK_SCALE_DEQUANTIZE_DESCRIPTOR";
+    case 38: return "CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR";
+    case 39: return "CUDNN_BACKEND_OPERATION_EXPAND_BAND_MATRIX_DESCRIPTOR";
+    case 40: return "CUDNN_BACKEND_OPERATION_CONTRACT_BAND_MATRIX_DESCRIPTOR";
+    case 41: return "CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR";
+    case 42: return "CUDNN_BACKEND_OPERATION_MOE_GROUPED_MATMUL_DESCRIPTOR";
+    case 43: return "CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnBackendAttributeName_t value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_ATTR_POINTWISE_MODE";
+    case 1: return "CUDNN_ATTR_POINTWISE_MATH_PREC";
+    case 2: return "CUDNN_ATTR_POINTWISE_NAN_PROPAGATION";
+    case 3: return "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP";
+    case 4: return "CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP";
+    case 5: return "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE";
+    case 6: return "CUDNN_ATTR_POINTWISE_ELU_ALPHA";
+    case 7: return "CUDNN_ATTR_POINTWISE_SOFTPLUS_BETA";
+    case 8: return "CUDNN_ATTR_POINTWISE_SWISH_BETA";
+    case 9: return "CUDNN_ATTR_POINTWISE_AXIS";
+    case 100: return "CUDNN_ATTR_CONVOLUTION_COMP_TYPE";
+    case 101: return "CUDNN_ATTR_CONVOLUTION_CONV_MODE";
+    case 102: return "CUDNN_ATTR_CONVOLUTION_DILATIONS";
+    case 103: return "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES";
+    case 104: return "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS";
+    case 105: return "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS";
+    case 106: return "CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS";
+    case 200: return "CUDNN_ATTR_ENGINEHEUR_MODE";
+    case 201: return "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH";
+    case 202: return "CUDNN_ATTR_ENGINEHEUR_RESULTS";
+    case 203: return "CUDNN_ATTR_ENGINEHEUR_SM_COUNT_TARGET";
+    case 204: return "CUDNN_ATTR_ENGINEHEUR_DEVICEPROP";
+    case 300: return "CUDNN_ATTR_ENGINECFG_ENGINE";
+    case 301: return "CUDNN_ATTR_ENGINECFG_INTERMEDIATE_INFO";
+    case 302: return "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES";
+    case 303: return "CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE";
+    case 304: return "CUDNN_ATTR_ENGINECFG_SHARED_MEMORY_USED";
+    case 400: return "CUDNN_ATTR_EXECUTION_PLAN_HANDLE";
+    case 401: return "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG";
+    case 402: return "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE";
+    case 403: return "CUDNN_ATTR_EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS";
+    case 404: return "CUDNN_ATTR_EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS";
+    case 405: return "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION";
+    case 406: return "CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE";
+    case 407: return "CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP";
+    case 500: return "CUDNN_ATTR_INTERMEDIATE_INFO_UNIQUE_ID";
+    case 501: return "CUDNN_ATTR_INTERMEDIATE_INFO_SIZE";
+    case 502: return "CUDNN_ATTR_INTERMEDIATE_INFO_DEPENDENT_DATA_UIDS";
+    case 503: return "CUDNN_ATTR_INTERMEDIATE_INFO_DEPENDENT_ATTRIBUTES";
+    case 600: return "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE";
+    case 601: return "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE";
+    case 700: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA";
+    case 701: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA";
+    case 702: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC";
+    case 703: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W";
+    case 704: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X";
+    case 705: return "CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y";
+    case 706: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA";
+    case 707: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA";
+    case 708: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC";
+    case 709: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W";
+    case 710: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX";
+    case 711: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY";
+    case 712: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA";
+    case 713: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA";
+    case 714: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC";
+    case 715: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW";
+    case 716: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X";
+    case 717: return "CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY";
+    case 750: return "CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR";
+    case 751: return "CUDNN_ATTR_OPERATION_POINTWISE_XDESC";
+    case 752: return "CUDNN_ATTR_OPERATION_POINTWISE_BDESC";
+    case 753: return "CUDNN_ATTR_OPERATION_POINTWISE_YDESC";
+    case 754: return "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1";
+    case 755: return "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2";
+    case 756: return "CUDNN_ATTR_OPERATION_POINTWISE_DXDESC";
+    case 757: return "CUDNN_ATTR_OPERATION_POINTWISE_DYDESC";
+    case 758: return "CUDNN_ATTR_OPERATION_POINTWISE_TDESC";
+    case 770: return "CUDNN_ATTR_OPERATION_GENSTATS_MODE";
+    case 771: return "CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC";
+    case 772: return "CUDNN_ATTR_OPERATION_GENSTATS_XDESC";
+    case 773: return "CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC";
+    case 774: return "CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC";
+    case 780: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_STATS_MODE";
+    case 781: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_MATH_PREC";
+    case 782: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_Y_SUM_DESC";
+    case 783: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_Y_SQ_SUM_DESC";
+    case 784: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_SCALE_DESC";
+    case 785: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_BIAS_DESC";
+    case 786: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_PREV_RUNNING_MEAN_DESC";
+    case 787: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_PREV_RUNNING_VAR_DESC";
+    case 788: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_UPDATED_RUNNING_MEAN_DESC";
+    case 789: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_UPDATED_RUNNING_VAR_DESC";
+    case 790: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_SAVED_MEAN_DESC";
+    case 791: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_SAVED_INV_STD_DESC";
+    case 792: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_EQ_SCALE_DESC";
+    case 793: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_EQ_BIAS_DESC";
+    case 794: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_ACCUM_COUNT_DESC";
+    case 795: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_EPSILON_DESC";
+    case 796: return "CUDNN_ATTR_OPERATION_BN_FINALIZE_EXP_AVERATE_FACTOR_DESC";
+    case 800: return "CUDNN_ATTR_OPERATIONGRAPH_HANDLE";
+    case 801: return "CUDNN_ATTR_OPERATIONGRAPH_OPS";
+    case 802: return "CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT";
+    case 803: return "CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED";
+    case 804: return "CUDNN_ATTR_OPERATIONGRAPH_IS_SAME_TOPOLOGY";
+    case 900: return "CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT";
+    case 901: return "CUDNN_ATTR_TENSOR_DATA_TYPE";
+    case 902: return "CUDNN_ATTR_TENSOR_DIMENSIONS";
+    case 903: return "CUDNN_ATTR_TENSOR_STRIDES";
+    case 904: return "CUDNN_ATTR_TENSOR_VECTOR_COUNT";
+    case 905: return "CUDNN_ATTR_TENSOR_VECTORIZED_DIMENSION";
+    case 906: return "CUDNN_ATTR_TENSOR_UNIQUE_ID";
+    case 907: return "CUDNN_ATTR_TENSOR_IS_VIRTUAL";
+    case 908: return "CUDNN_ATTR_TENSOR_IS_BY_VALUE";
+    case 909: return "CUDNN_ATTR_TENSOR_REORDERING_MODE";
+    case 913: return "CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC";
+    case 1000: return "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS";
+    case 1001: return "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS";
+    case 1002: return "CUDNN_ATTR_VARIANT_PACK_INTERMEDIATES";
+    case 1003: return "CUDNN_ATTR_VARIANT_PACK_WORKSPACE";
+    case 1010: return "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_UNIQUE_IDS";
+    case 1011: return "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES";
+    case 1012: return "CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES";
+    case 1100: return "CUDNN_ATTR_LAYOUT_INFO_TENSOR_UID";
+    case 1101: return "CUDNN_ATTR_LAYOUT_INFO_TYPES";
+    case 1200: return "CUDNN_ATTR_KNOB_INFO_TYPE";
+    case 1201: return "CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE";
+    case 1202: return "CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE";
+    case 1203: return "CUDNN_ATTR_KNOB_INFO_STRIDE";
+    case 1300: return "CUDNN_ATTR_ENGINE_OPERATION_GRAPH";
+    case 1301: return "CUDNN_ATTR_ENGINE_GLOBAL_INDEX";
+    case 1302: return "CUDNN_ATTR_ENGINE_KNOB_INFO";
+    case 1303: return "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE";
+    case 1304: return "CUDNN_ATTR_ENGINE_LAYOUT_INFO";
+    case 1305: return "CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE";
+    case 1306: return "CUDNN_ATTR_ENGINE_SM_COUNT_TARGET";
+    case 1307: return "CUDNN_ATTR_ENGINE_DEVICEPROP";
+    case 1308: return "CUDNN_ATTR_ENGINE_DISABLE_CLUSTER_COOPERATIVE";
+    case 1500: return "CUDNN_ATTR_MATMUL_COMP_TYPE";
+    case 1503: return "CUDNN_ATTR_MATMUL_PADDING_VALUE";
+    case 1520: return "CUDNN_ATTR_OPERATION_MATMUL_ADESC";
+    case 1521: return "CUDNN_ATTR_OPERATION_MATMUL_BDESC";
+    case 1522: return "CUDNN_ATTR_OPERATION_MATMUL_CDESC";
+    case 1523: return "CUDNN_ATTR_OPERATION_MATMUL_DESC";
+    case 1524: return "CUDNN_ATTR_OPERATION_MATMUL_IRREGULARLY_STRIDED_BATCH_COUNT";
+    case 1525: return "CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC";
+    case 1526: return "CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC";
+    case 1527: return "CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC";
+    case 1600: return "CUDNN_ATTR_REDUCTION_OPERATOR";
+    case 1601: return "CUDNN_ATTR_REDUCTION_COMP_TYPE";
+    case 1602: return "CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC";
+    case 1610: return "CUDNN_ATTR_OPERATION_REDUCTION_XDESC";
+    case 1611: return "CUDNN_ATTR_OPERATION_REDUCTION_YDESC";
+    case 1612: return "CUDNN_ATTR_OPERATION_REDUCTION_DESC";
+    case 1620: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_MATH_PREC";
+    case 1621: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_MEAN_DESC";
+    case 1622: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_INVSTD_DESC";
+    case 1623: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_BN_SCALE_DESC";
+    case 1624: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_X_DESC";
+    case 1625: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DY_DESC";
+    case 1626: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DBN_SCALE_DESC";
+    case 1627: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_DBN_BIAS_DESC";
+    case 1628: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_DY_SCALE_DESC";
+    case 1629: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_X_SCALE_DESC";
+    case 1630: return "CUDNN_ATTR_OPERATION_BN_BWD_WEIGHTS_EQ_BIAS";
+    case 1700: return "CUDNN_ATTR_RESAMPLE_MODE";
+    case 1701: return "CUDNN_ATTR_RESAMPLE_COMP_TYPE";
+    case 1702: return "CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS";
+    case 1703: return "CUDNN_ATTR_RESAMPLE_POST_PADDINGS";
+    case 1704: return "CUDNN_ATTR_RESAMPLE_PRE_PADDINGS";
+    case 1705: return "CUDNN_ATTR_RESAMPLE_STRIDES";
+    case 1706: return "CUDNN_ATTR_RESAMPLE_WINDOW_DIMS";
+    case 1707: return "CUDNN_ATTR_RESAMPLE_NAN_PROPAGATION";
+    case 1708: return "CUDNN_ATTR_RESAMPLE_PADDING_MODE";
+    case 1710: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_XDESC";
+    case 1711: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_YDESC";
+    case 1712: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_IDXDESC";
+    case 1713: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_ALPHA";
+    case 1714: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_BETA";
+    case 1716: return "CUDNN_ATTR_OPERATION_RESAMPLE_FWD_DESC";
+    case 1720: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DXDESC";
+    case 1721: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DYDESC";
+    case 1722: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_IDXDESC";
+    case 1723: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_ALPHA";
+    case 1724: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_BETA";
+    case 1725: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DESC";
+    case 1726: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC";
+    case 1727: return "CUDNN_ATTR_OPERATION_RESAMPLE_BWD_YDESC";
+    case 1800: return "CUDNN_ATTR_OPERATION_CONCAT_AXIS";
+    case 1801: return "CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS";
+    case 1802: return "CUDNN_ATTR_OPERATION_CONCAT_INPLACE_INDEX";
+    case 1803: return "CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC";
+    case 1900: return "CUDNN_ATTR_OPERATION_SIGNAL_MODE";
+    case 1901: return "CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC";
+    case 1902: return "CUDNN_ATTR_OPERATION_SIGNAL_VALUE";
+    case 1903: return "CUDNN_ATTR_OPERATION_SIGNAL_XDESC";
+    case 1904: return "CUDNN_ATTR_OPERATION_SIGNAL_YDESC";
+    case 1950: return "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC";
+    case 1951: return "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC";
+    case 1952: return "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC";
+    case 1953: return "CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC";
+    case 2000: return "CUDNN_ATTR_OPERATION_NORM_FWD_MODE";
+    case 2001: return "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE";
+    case 2002: return "CUDNN_ATTR_OPERATION_NORM_FWD_XDESC";
+    case 2003: return "CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC";
+    case 2004: return "CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC";
+    case 2005: return "CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC";
+    case 2006: return "CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC";
+    case 2007: return "CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC";
+    case 2008: return "CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC";
+    case 2009: return "CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC";
+    case 2010: return "CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC";
+    case 2011: return "CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC";
+    case 2012: return "CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC";
+    case 2013: return "CUDNN_ATTR_OPERATION_NORM_FWD_YDESC";
+    case 2014: return "CUDNN_ATTR_OPERATION_NORM_FWD_PEER_STAT_DESCS";
+    case 2100: return "CUDNN_ATTR_OPERATION_NORM_BWD_MODE";
+    case 2101: return "CUDNN_ATTR_OPERATION_NORM_BWD_XDESC";
+    case 2102: return "CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC";
+    case 2103: return "CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC";
+    case 2104: return "CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC";
+    case 2105: return "CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC";
+    case 2106: return "CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC";
+    case 2107: return "CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC";
+    case 2108: return "CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC";
+    case 2109: return "CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC";
+    case 2110: return "CUDNN_ATTR_OPERATION_NORM_BWD_PEER_STAT_DESCS";
+    case 2200: return "CUDNN_ATTR_OPERATION_RESHAPE_XDESC";
+    case 2201: return "CUDNN_ATTR_OPERATION_RESHAPE_YDESC";
+    case 2250: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_XDESC";
+    case 2251: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_YDESC";
+    case 2252: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_LOWER_BANDWIDTH";
+    case 2253: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_UPPER_BANDWIDTH";
+    case 2254: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_AXIS";
+    case 2255: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_PAD_VALUE";
+    case 2256: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_KV_TOKEN_OFFSET_DESC";
+    case 2257: return "CUDNN_ATTR_OPERATION_EXPAND_BAND_MATRIX_SPECULATIVE_MASK_DESC";
+    case 2270: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_XDESC";
+    case 2271: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_YDESC";
+    case 2272: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_LOWER_BANDWIDTH";
+    case 2273: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_UPPER_BANDWIDTH";
+    case 2274: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_AXIS";
+    case 2275: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MATRIX_PAD_VALUE";
+    case 2276: return "CUDNN_ATTR_OPERATION_CONTRACT_BAND_MAX_TOKEN_VALUE";
+    case 2300: return "CUDNN_ATTR_RNG_DISTRIBUTION";
+    case 2301: return "CUDNN_ATTR_RNG_NORMAL_DIST_MEAN";
+    case 2302: return "CUDNN_ATTR_RNG_NORMAL_DIST_STANDARD_DEVIATION";
+    case 2303: return "CUDNN_ATTR_RNG_UNIFORM_DIST_MAXIMUM";
+    case 2304: return "CUDNN_ATTR_RNG_UNIFORM_DIST_MINIMUM";
+    case 2305: return "CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY";
+    case 2310: return "CUDNN_ATTR_OPERATION_RNG_YDESC";
+    case 2311: return "CUDNN_ATTR_OPERATION_RNG_SEED";
+    case 2312: return "CUDNN_ATTR_OPERATION_RNG_DESC";
+    case 2313: return "CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC";
+    case 2400: return "CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH";
+    case 2401: return "CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED";
+    case 2402: return "CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION";
+    case 2500: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_XDESC";
+    case 2501: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_YDESC";
+    case 2502: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_SCALE_DESC";
+    case 2503: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_MATH_PREC";
+    case 2504: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_QUANTIZE_BLOCK_SIZE";
+    case 2600: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_XDESC";
+    case 2601: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_SCALE_DESC";
+    case 2602: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_YDESC";
+    case 2603: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_MATH_PREC";
+    case 2604: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_BLOCK_SIZE";
+    case 2605: return "CUDNN_ATTR_OPERATION_BLOCK_SCALE_DEQUANTIZE_NEG_SCALE";
+    case 2700: return "CUDNN_ATTR_DEVICEPROP_DEVICE_ID";
+    case 2701: return "CUDNN_ATTR_DEVICEPROP_HANDLE";
+    case 2702: return "CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION";
+    case 2800: return "CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC";
+    case 2801: return "CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC";
+    case 2802: return "CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC";
+    case 2803: return "CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC";
+    case 2804: return "CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC";
+    case 2805: return "CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC";
+    case 2806: return "CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC";
+    case 2807: return "CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC";
+    case 2808: return "CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC";
+    case 2809: return "CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC";
+    case 2810: return "CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC";
+    case 2851: return "CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC";
+    case 2852: return "CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC";
+    case 2853: return "CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC";
+    case 2854: return "CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC";
+    case 2855: return "CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC";
+    case 2856: return "CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC";
+    case 2857: return "CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC";
+    case 2858: return "CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC";
+    case 2859: return "CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC";
+    case 2860: return "CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC";
+    case 2861: return "CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC";
+    case 2862: return "CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC";
+    case 2900: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MODE";
+    case 2901: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MATH_PREC";
+    case 2902: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_DESC";
+    case 2903: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_WEIGHT_DESC";
+    case 2904: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_FIRST_TOKEN_OFFSET_DESC";
+    case 2905: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_OUTPUT_DESC";
+    case 2906: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_INDEX_DESC";
+    case 2907: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_KS_DESC";
+    case 2908: return "CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOP_K";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnBackendAttributeType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_5(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_TYPE_HANDLE";
+    case 1: return "CUDNN_TYPE_DATA_TYPE";
+    case 2: return "CUDNN_TYPE_BOOLEAN";
+    case 3: return "CUDNN_TYPE_INT64";
+    case 4: return "CUDNN_TYPE_FLOAT";
+    case 5: return "CUDNN_TYPE_DOUBLE";
+    case 6: return "CUDNN_TYPE_VOID_PTR";
+    case 7: return "CUDNN_TYPE_CONVOLUTION_MODE";
+    case 8: return "CUDNN_TYPE_HEUR_MODE";
+    case 9: return "CUDNN_TYPE_KNOB_TYPE";
+    case 10: return "CUDNN_TYPE_NAN_PROPOGATION";
+    case 11: return "CUDNN_TYPE_NUMERICAL_NOTE";
+    case 12: return "CUDNN_TYPE_LAYOUT_TYPE";
+    case 13: return "CUDNN_TYPE_ATTRIB_NAME";
+    case 14: return "CUDNN_TYPE_POINTWISE_MODE";
+    case 15: return "CUDNN_TYPE_BACKEND_DESCRIPTOR";
+    case 16: return "CUDNN_TYPE_GENSTATS_MODE";
+    case 17: return "CUDNN_TYPE_BN_FINALIZE_STATS_MODE";
+    case 18: return "CUDNN_TYPE_REDUCTION_OPERATOR_TYPE";
+    case 19: return "CUDNN_TYPE_BEHAVIOR_NOTE";
+    case 20: return "CUDNN_TYPE_TENSOR_REORDERING_MODE";
+    case 21: return "CUDNN_TYPE_RESAMPLE_MODE";
+    case 22: return "CUDNN_TYPE_PADDING_MODE";
+    case 23: return "CUDNN_TYPE_INT32";
+    case 24: return "CUDNN_TYPE_CHAR";
+    case 25: return "CUDNN_TYPE_SIGNAL_MODE";
+    case 26: return "CUDNN_TYPE_FRACTION";
+    case 27: return "CUDNN_TYPE_NORM_MODE";
+    case 28: return "CUDNN_TYPE_NORM_FWD_PHASE";
+    case 29: return "CUDNN_TYPE_RNG_DISTRIBUTION";
+    case 30: return "CUDNN_TYPE_MOE_GROUPED_MATMUL_MODE";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnTensorFormat_t value, NULL when it is none of the constants. */
+static const char *trace_enum_6(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_TENSOR_NCHW";
+    case 1: return "CUDNN_TENSOR_NHWC";
+    case 2: return "CUDNN_TENSOR_NCHW_VECT_C";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnDataType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_7(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_DATA_FLOAT";
+    case 1: return "CUDNN_DATA_DOUBLE";
+    case 2: return "CUDNN_DATA_HALF";
+    case 3: return "CUDNN_DATA_INT8";
+    case 4: return "CUDNN_DATA_INT32";
+    case 5: return "CUDNN_DATA_INT8x4";
+    case 6: return "CUDNN_DATA_UINT8";
+    case 7: return "CUDNN_DATA_UINT8x4";
+    case 8: return "CUDNN_DATA_INT8x32";
+    case 9: return "CUDNN_DATA_BFLOAT16";
+    case 10: return "CUDNN_DATA_INT64";
+    case 11: return "CUDNN_DATA_BOOLEAN";
+    case 12: return "CUDNN_DATA_FP8_E4M3";
+    case 13: return "CUDNN_DATA_FP8_E5M2";
+    case 14: return "CUDNN_DATA_FAST_FLOAT_FOR_FP8";
+    case 15: return "CUDNN_DATA_FP8_E8M0";
+    case 16: return "CUDNN_DATA_FP4_E2M1";
+    case 17: return "CUDNN_DATA_INT4";
+    case 18: return "CUDNN_DATA_UINT4";
+    case 19: return "CUDNN_DATA_UINT32";
+    case 20: return "CUDNN_DATA_COMPLEX_FP32";
+    case 21: return "CUDNN_DATA_COMPLEX_FP64";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnFoldingDirection_t value, NULL when it is none of the constants. */
+static const char *trace_enum_8(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_TRANSFORM_FOLD";
+    case 1: return "CUDNN_TRANSFORM_UNFOLD";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnOpTensorOp_t value, NULL when it is none of the constants. */
+static const char *trace_enum_9(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_OP_TENSOR_ADD";
+    case 1: return "CUDNN_OP_TENSOR_MUL";
+    case 2: return "CUDNN_OP_TENSOR_MIN";
+    case 3: return "CUDNN_OP_TENSOR_MAX";
+    case 4: return "CUDNN_OP_TENSOR_SQRT";
+    case 5: return "CUDNN_OP_TENSOR_NOT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnNanPropagation_t value, NULL when it is none of the constants. */
+static const char *trace_enum_10(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_NOT_PROPAGATE_NAN";
+    case 1: return "CUDNN_PROPAGATE_NAN";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnReduceTensorOp_t value, NULL when it is none of the constants. */
+static const char *trace_enum_11(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_REDUCE_TENSOR_ADD";
+    case 1: return "CUDNN_REDUCE_TENSOR_MUL";
+    case 2: return "CUDNN_REDUCE_TENSOR_MIN";
+    case 3: return "CUDNN_REDUCE_TENSOR_MAX";
+    case 4: return "CUDNN_REDUCE_TENSOR_AMAX";
+    case 5: return "CUDNN_REDUCE_TENSOR_AVG";
+    case 6: return "CUDNN_REDUCE_TENSOR_NORM1";
+    case 7: return "CUDNN_REDUCE_TENSOR_NORM2";
+    case 8: return "CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnReduceTensorIndices_t value, NULL when it is none of the constants. */
+static const char *trace_enum_12(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_REDUCE_TENSOR_NO_INDICES";
+    case 1: return "CUDNN_REDUCE_TENSOR_FLATTENED_INDICES";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnIndicesType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_13(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_32BIT_INDICES";
+    case 1: return "CUDNN_64BIT_INDICES";
+    case 2: return "CUDNN_16BIT_INDICES";
+    case 3: return "CUDNN_8BIT_INDICES";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnSoftmaxAlgorithm_t value, NULL when it is none of the constants. */
+static const char *trace_enum_14(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_SOFTMAX_FAST";
+    case 1: return "CUDNN_SOFTMAX_ACCURATE";
+    case 2: return "CUDNN_SOFTMAX_LOG";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnSoftmaxMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_15(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_SOFTMAX_MODE_INSTANCE";
+    case 1: return "CUDNN_SOFTMAX_MODE_CHANNEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnPoolingMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_16(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_POOLING_MAX";
+    case 1: return "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING";
+    case 2: return "CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING";
+    case 3: return "CUDNN_POOLING_MAX_DETERMINISTIC";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnActivationMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_17(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_ACTIVATION_SIGMOID";
+    case 1: return "CUDNN_ACTIVATION_RELU";
+    case 2: return "CUDNN_ACTIVATION_TANH";
+    case 3: return "CUDNN_ACTIVATION_CLIPPED_RELU";
+    case 4: return "CUDNN_ACTIVATION_ELU";
+    case 5: return "CUDNN_ACTIVATION_IDENTITY";
+    case 6: return "CUDNN_ACTIVATION_SWISH";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnLRNMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_18(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_LRN_CROSS_CHANNEL_DIM1";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnDivNormMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_19(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_DIVNORM_PRECOMPUTED_MEANS";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnBatchNormMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_20(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_BATCHNORM_PER_ACTIVATION";
+    case 1: return "CUDNN_BATCHNORM_SPATIAL";
+    case 2: return "CUDNN_BATCHNORM_SPATIAL_PERSISTENT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnNormMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_21(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_NORM_PER_ACTIVATION";
+    case 1: return "CUDNN_NORM_PER_CHANNEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnNormOps_t value, NULL when it is none of the constants. */
+static const char *trace_enum_22(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_NORM_OPS_NORM";
+    case 1: return "CUDNN_NORM_OPS_NORM_ACTIVATION";
+    case 2: return "CUDNN_NORM_OPS_NORM_ADD_ACTIVATION";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnNormAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_23(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_NORM_ALGO_STANDARD";
+    case 1: return "CUDNN_NORM_ALGO_PERSIST";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnSamplerType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_24(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_SAMPLER_BILINEAR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnBatchNormOps_t value, NULL when it is none of the constants. */
+static const char *trace_enum_25(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_BATCHNORM_OPS_BN";
+    case 1: return "CUDNN_BATCHNORM_OPS_BN_ACTIVATION";
+    case 2: return "CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_26(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_RNN_ALGO_STANDARD";
+    case 1: return "CUDNN_RNN_ALGO_PERSIST_STATIC";
+    case 2: return "CUDNN_RNN_ALGO_PERSIST_DYNAMIC";
+    case 3: return "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H";
+    case 4: return "CUDNN_RNN_ALGO_COUNT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_27(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_RNN_RELU";
+    case 1: return "CUDNN_RNN_TANH";
+    case 2: return "CUDNN_LSTM";
+    case 3: return "CUDNN_GRU";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNBiasMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_28(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_RNN_NO_BIAS";
+    case 1: return "CUDNN_RNN_SINGLE_INP_BIAS";
+    case 2: return "CUDNN_RNN_DOUBLE_BIAS";
+    case 3: return "CUDNN_RNN_SINGLE_REC_BIAS";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnDirectionMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_29(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_UNIDIRECTIONAL";
+    case 1: return "CUDNN_BIDIRECTIONAL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNInputMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_30(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_LINEAR_INPUT";
+    case 1: return "CUDNN_SKIP_INPUT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnMathType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_31(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_DEFAULT_MATH";
+    case 1: return "CUDNN_TENSOR_OP_MATH";
+    case 2: return "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION";
+    case 3: return "CUDNN_FMA_MATH";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNClipMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_32(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_RNN_CLIP_NONE";
+    case 1: return "CUDNN_RNN_CLIP_MINMAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnForwardMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_33(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_FWD_MODE_INFERENCE";
+    case 1: return "CUDNN_FWD_MODE_TRAINING";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnRNNDataLayout_t value, NULL when it is none of the constants. */
+static const char *trace_enum_34(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED";
+    case 1: return "CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED";
+    case 2: return "CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnMultiHeadAttnWeightKind_t value, NULL when it is none of the constants. */
+static const char *trace_enum_35(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_MH_ATTN_Q_WEIGHTS";
+    case 1: return "CUDNN_MH_ATTN_K_WEIGHTS";
+    case 2: return "CUDNN_MH_ATTN_V_WEIGHTS";
+    case 3: return "CUDNN_MH_ATTN_O_WEIGHTS";
+    case 4: return "CUDNN_MH_ATTN_Q_BIASES";
+    case 5: return "CUDNN_MH_ATTN_K_BIASES";
+    case 6: return "CUDNN_MH_ATTN_V_BIASES";
+    case 7: return "CUDNN_MH_ATTN_O_BIASES";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnWgradMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_36(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_WGRAD_MODE_ADD";
+    case 1: return "CUDNN_WGRAD_MODE_SET";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnLossNormalizationMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_37(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_LOSS_NORMALIZATION_NONE";
+    case 1: return "CUDNN_LOSS_NORMALIZATION_SOFTMAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnCTCGradMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_38(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CTC_ZERO_OOB_GRADIENTS";
+    case 1: return "CUDNN_CTC_SKIP_OOB_GRADIENTS";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnCTCLossAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_39(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CTC_LOSS_ALGO_DETERMINISTIC";
+    case 1: return "CUDNN_CTC_LOSS_ALGO_NON_DETERMINISTIC";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnReorderType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_40(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_DEFAULT_REORDER";
+    case 1: return "CUDNN_NO_REORDER";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnConvolutionMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_41(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CONVOLUTION";
+    case 1: return "CUDNN_CROSS_CORRELATION";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnConvolutionFwdAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_42(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM";
+    case 1: return "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM";
+    case 2: return "CUDNN_CONVOLUTION_FWD_ALGO_GEMM";
+    case 3: return "CUDNN_CONVOLUTION_FWD_ALGO_DIRECT";
+    case 4: return "CUDNN_CONVOLUTION_FWD_ALGO_FFT";
+    case 5: return "CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING";
+    case 6: return "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD";
+    case 7: return "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED";
+    case 8: return "CUDNN_CONVOLUTION_FWD_ALGO_COUNT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnConvolutionBwdDataAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_43(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_0";
+    case 1: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_1";
+    case 2: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT";
+    case 3: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING";
+    case 4: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD";
+    case 5: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED";
+    case 6: return "CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnConvolutionBwdFilterAlgo_t value, NULL when it is none of the constants. */
+static const char *trace_enum_44(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0";
+    case 1: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1";
+    case 2: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT";
+    case 3: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3";
+    case 4: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD";
+    case 5: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED";
+    case 6: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING";
+    case 7: return "CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnFusedOps_t value, NULL when it is none of the constants. */
+static const char *trace_enum_45(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS";
+    case 1: return "CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD";
+    case 2: return "CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING";
+    case 3: return "CUDNN_FUSED_BN_FINALIZE_STATISTICS_INFERENCE";
+    case 4: return "CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION";
+    case 5: return "CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK";
+    case 6: return "CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnFusedOpsConstParamLabel_t value, NULL when it is none of the constants. */
+static const char *trace_enum_46(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_PARAM_XDESC";
+    case 1: return "CUDNN_PARAM_XDATA_PLACEHOLDER";
+    case 2: return "CUDNN_PARAM_BN_MODE";
+    case 3: return "CUDNN_PARAM_BN_EQSCALEBIAS_DESC";
+    case 4: return "CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER";
+    case 5: return "CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER";
+    case 6: return "CUDNN_PARAM_ACTIVATION_DESC";
+    case 7: return "CUDNN_PARAM_CONV_DESC";
+    case 8: return "CUDNN_PARAM_WDESC";
+    case 9: return "CUDNN_PARAM_WDATA_PLACEHOLDER";
+    case 10: return "CUDNN_PARAM_DWDESC";
+    case 11: return "CUDNN_PARAM_DWDATA_PLACEHOLDER";
+    case 12: return "CUDNN_PARAM_YDESC";
+    case 13: return "CUDNN_PARAM_YDATA_PLACEHOLDER";
+    case 14: return "CUDNN_PARAM_DYDESC";
+    case 15: return "CUDNN_PARAM_DYDATA_PLACEHOLDER";
+    case 16: return "CUDNN_PARAM_YSTATS_DESC";
+    case 17: return "CUDNN_PARAM_YSUM_PLACEHOLDER";
+    case 18: return "CUDNN_PARAM_YSQSUM_PLACEHOLDER";
+    case 19: return "CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC";
+    case 20: return "CUDNN_PARAM_BN_SCALE_PLACEHOLDER";
+    case 21: return "CUDNN_PARAM_BN_BIAS_PLACEHOLDER";
+    case 22: return "CUDNN_PARAM_BN_SAVED_MEAN_PLACEHOLDER";
+    case 23: return "CUDNN_PARAM_BN_SAVED_INVSTD_PLACEHOLDER";
+    case 24: return "CUDNN_PARAM_BN_RUNNING_MEAN_PLACEHOLDER";
+    case 25: return "CUDNN_PARAM_BN_RUNNING_VAR_PLACEHOLDER";
+    case 26: return "CUDNN_PARAM_ZDESC";
+    case 27: return "CUDNN_PARAM_ZDATA_PLACEHOLDER";
+    case 28: return "CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC";
+    case 29: return "CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER";
+    case 30: return "CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER";
+    case 31: return "CUDNN_PARAM_ACTIVATION_BITMASK_DESC";
+    case 32: return "CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER";
+    case 33: return "CUDNN_PARAM_DXDESC";
+    case 34: return "CUDNN_PARAM_DXDATA_PLACEHOLDER";
+    case 35: return "CUDNN_PARAM_DZDESC";
+    case 36: return "CUDNN_PARAM_DZDATA_PLACEHOLDER";
+    case 37: return "CUDNN_PARAM_BN_DSCALE_PLACEHOLDER";
+    case 38: return "CUDNN_PARAM_BN_DBIAS_PLACEHOLDER";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudnnFusedOpsVariantParamLabel_t value, NULL when it is none of the constants. */
+static const char *trace_enum_47(long long value)
+{
+    switch (value) {
+    case 0: return "CUDNN_PTR_XDATA";
+    case 1: return "CUDNN_PTR_BN_EQSCALE";
+    case 2: return "CUDNN_PTR_BN_EQBIAS";
+    case 3: return "CUDNN_PTR_WDATA";
+    case 4: return "CUDNN_PTR_DWDATA";
+    case 5: return "CUDNN_PTR_YDATA";
+    case 6: return "CUDNN_PTR_DYDATA";
+    case 7: return "CUDNN_PTR_YSUM";
+    case 8: return "CUDNN_PTR_YSQSUM";
+    case 9: return "CUDNN_PTR_WORKSPACE";
+    case 10: return "CUDNN_PTR_BN_SCALE";
+    case 11: return "CUDNN_PTR_BN_BIAS";
+    case 12: return "CUDNN_PTR_BN_SAVED_MEAN";
+    case 13: return "CUDNN_PTR_BN_SAVED_INVSTD";
+    case 14: return "CUDNN_PTR_BN_RUNNING_MEAN";
+    case 15: return "CUDNN_PTR_BN_RUNNING_VAR";
+    case 16: return "CUDNN_PTR_ZDATA";
+    case 17: return "CUDNN_PTR_BN_Z_EQSCALE";
+    case 18: return "CUDNN_PTR_BN_Z_EQBIAS";
+    case 19: return "CUDNN_PTR_ACTIVATION_BITMASK";
+    case 20: return "CUDNN_PTR_DXDATA";
+    case 21: return "CUDNN_PTR_DZDATA";
+    case 22: return "CUDNN_PTR_BN_DSCALE";
+    case 23: return "CUDNN_PTR_BN_DBIAS";
+    case 100: return "CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES";
+    case 101: return "CUDNN_SCALAR_INT64_T_BN_ACCUMULATION_COUNT";
+    case 102: return "CUDNN_SCALAR_DOUBLE_BN_EXP_AVG_FACTOR";
+    case 103: return "CUDNN_SCALAR_DOUBLE_BN_EPSILON";
+    default: return NULL;
+    }
+}
+
 typedef size_t (*cubind__cudnnGetVersion_fn)(void);
 
-size_t cubind_cudnn_get_version(void)
+/* The call itself, shared by cubind_cudnn_get_version and its traced path. */
+static inline size_t call_cudnnGetVersion(void)
 {
     cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[0], 0, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -697,9 +1736,32 @@ size_t cubind_cudnn_get_version(void)
     return cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD size_t traced_cudnnGetVersion(void)
+{
+    cubind__trace_call cubind_call;
+    size_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetVersion();
+    cubind_result = call_cudnnGetVersion();
+    if (cubind__trace_wanted(&cubind_call, names[0], 0)) {
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+size_t cubind_cudnn_get_version(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetVersion();
+    return call_cudnnGetVersion();
+}
+
 typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
 
-size_t cubind_cudnn_get_max_device_version(void)
+/* The call itself, shared by cubind_cudnn_get_max_device_version and its traced path. */
+static inline size_t call_cudnnGetMaxDeviceVersion(void)
 {
     cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[1], 1, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -707,9 +1769,32 @@ size_t cubind_cudnn_get_max_device_version(void)
     return cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD size_t traced_cudnnGetMaxDeviceVersion(void)
+{
+    cubind__trace_call cubind_call;
+    size_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetMaxDeviceVersion();
+    cubind_result = call_cudnnGetMaxDeviceVersion();
+    if (cubind__trace_wanted(&cubind_call, names[1], 0)) {
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+size_t cubind_cudnn_get_max_device_version(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetMaxDeviceVersion();
+    return call_cudnnGetMaxDeviceVersion();
+}
+
 typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
 
-size_t cubind_cudnn_get_cudart_version(void)
+/* The call itself, shared by cubind_cudnn_get_cudart_version and its traced path. */
+static inline size_t call_cudnnGetCudartVersion(void)
 {
     cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[2], 2, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -717,9 +1802,32 @@ size_t cubind_cudnn_get_cudart_version(void)
     return cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD size_t traced_cudnnGetCudartVersion(void)
+{
+    cubind__trace_call cubind_call;
+    size_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCudartVersion();
+    cubind_result = call_cudnnGetCudartVersion();
+    if (cubind__trace_wanted(&cubind_call, names[2], 0)) {
+        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+size_t cubind_cudnn_get_cudart_version(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCudartVersion();
+    return call_cudnnGetCudartVersion();
+}
+
 typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
 
-const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
+/* The call itself, shared by cubind_cudnn_get_error_string and its traced path. */
+static inline const char *call_cudnnGetErrorString(cudnnStatus_t status)
 {
     cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[3], 3, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -727,9 +1835,33 @@ const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
     return cubind_fn(status);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_cudnnGetErrorString(cudnnStatus_t status)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetErrorString(status);
+    cubind_result = call_cudnnGetErrorString(status);
+    if (cubind__trace_wanted(&cubind_call, names[3], 0)) {
+        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetErrorString(status);
+    return call_cudnnGetErrorString(status);
+}
+
 typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_size);
 
-void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
+/* The call itself, shared by cubind_cudnn_get_last_error_string and its traced path. */
+static inline void call_cudnnGetLastErrorString(char *message, size_t max_size)
 {
     cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[4], 4, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -737,9 +1869,35 @@ void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
     cubind_fn(message, max_size);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD void traced_cudnnGetLastErrorString(char *message, size_t max_size)
+{
+    cubind__trace_call cubind_call;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN)) {
+        call_cudnnGetLastErrorString(message, max_size);
+        return;
+    }
+    call_cudnnGetLastErrorString(message, max_size);
+    if (cubind__trace_wanted(&cubind_call, names[4], 0)) {
+        cubind__trace_pointer(&cubind_call, "message", (uintptr_t)message);
+        cubind__trace_unsigned(&cubind_call, "max_size", (unsigned long long)max_size);
+        cubind__trace_end(&cubind_call);
+    }
+}
+
+void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing())) {
+        traced_cudnnGetLastErrorString(message, max_size);
+        return;
+    }
+    call_cudnnGetLastErrorString(message, max_size);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag);
 
-cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
+/* The call itself, shared by cubind_cudnn_query_runtime_error and its traced path. */
+static inline cudnnStatus_t call_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[5], 5, &cubind_unavailable);
@@ -752,9 +1910,36 @@ cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    cubind_result = call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rstatus", (uintptr_t)rstatus);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "tag", (uintptr_t)tag);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, int *value);
 
-cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
+/* The call itself, shared by cubind_cudnn_get_property and its traced path. */
+static inline cudnnStatus_t call_cudnnGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[6], 6, &cubind_unavailable);
@@ -767,9 +1952,34 @@ cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetProperty(libraryPropertyType type, int *value)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetProperty(type, value);
+    cubind_result = call_cudnnGetProperty(type, value);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetProperty(type, value);
+    return call_cudnnGetProperty(type, value);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
 
-cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
+/* The call itself, shared by cubind_cudnn_create and its traced path. */
+static inline cudnnStatus_t call_cudnnCreate(cudnnHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[7], 7, &cubind_unavailable);
@@ -782,9 +1992,33 @@ cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreate(cudnnHandle_t *handle)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreate(handle);
+    cubind_result = call_cudnnCreate(handle);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreate(handle);
+    return call_cudnnCreate(handle);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
 
-cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
+/* The call itself, shared by cubind_cudnn_destroy and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroy(cudnnHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[8], 8, &cubind_unavailable);
@@ -797,9 +2031,33 @@ cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroy(cudnnHandle_t handle)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroy(handle);
+    cubind_result = call_cudnnDestroy(handle);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroy(handle);
+    return call_cudnnDestroy(handle);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStream_t streamId);
 
-cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
+/* The call itself, shared by cubind_cudnn_set_stream and its traced path. */
+static inline cudnnStatus_t call_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[9], 9, &cubind_unavailable);
@@ -812,9 +2070,34 @@ cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamI
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetStream(handle, streamId);
+    cubind_result = call_cudnnSetStream(handle, streamId);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetStream(handle, streamId);
+    return call_cudnnSetStream(handle, streamId);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStream_t *streamId);
 
-cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
+/* The call itself, shared by cubind_cudnn_get_stream and its traced path. */
+static inline cudnnStatus_t call_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[10], 10, &cubind_unavailable);
@@ -827,9 +2110,34 @@ cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *stream
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetStream(handle, streamId);
+    cubind_result = call_cudnnGetStream(handle, streamId);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetStream(handle, streamId);
+    return call_cudnnGetStream(handle, streamId);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *udata, cudnnCallback_t fptr);
 
-cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
+/* The call itself, shared by cubind_cudnn_set_callback and its traced path. */
+static inline cudnnStatus_t call_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[11], 11, &cubind_unavailable);
@@ -842,9 +2150,35 @@ cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCal
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetCallback(mask, udata, fptr);
+    cubind_result = call_cudnnSetCallback(mask, udata, fptr);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
+        cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
+        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetCallback(mask, udata, fptr);
+    return call_cudnnSetCallback(mask, udata, fptr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **udata, cudnnCallback_t *fptr);
 
-cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
+/* The call itself, shared by cubind_cudnn_get_callback and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[12], 12, &cubind_unavailable);
@@ -857,9 +2191,35 @@ cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnC
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCallback(mask, udata, fptr);
+    cubind_result = call_cudnnGetCallback(mask, udata, fptr);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
+        cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
+        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCallback(mask, udata, fptr);
+    return call_cudnnGetCallback(mask, udata, fptr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
 
-cudnnStatus_t cubind_cudnn_graph_version_check(void)
+/* The call itself, shared by cubind_cudnn_graph_version_check and its traced path. */
+static inline cudnnStatus_t call_cudnnGraphVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[13], 13, &cubind_unavailable);
@@ -872,9 +2232,32 @@ cudnnStatus_t cubind_cudnn_graph_version_check(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGraphVersionCheck(void)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGraphVersionCheck();
+    cubind_result = call_cudnnGraphVersionCheck();
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_graph_version_check(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGraphVersionCheck();
+    return call_cudnnGraphVersionCheck();
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor);
 
-cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
+/* The call itself, shared by cubind_cudnn_backend_create_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[14], 14, &cubind_unavailable);
@@ -887,9 +2270,34 @@ cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    cubind_result = call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "descriptorType", trace_enum_3((long long)descriptorType), (long long)descriptorType);
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDescriptor_t descriptor);
 
-cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
+/* The call itself, shared by cubind_cudnn_backend_destroy_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[15], 15, &cubind_unavailable);
@@ -902,9 +2310,33 @@ cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendDestroyDescriptor(descriptor);
+    cubind_result = call_cudnnBackendDestroyDescriptor(descriptor);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendDestroyDescriptor(descriptor);
+    return call_cudnnBackendDestroyDescriptor(descriptor);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescriptor_t descriptor);
 
-cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
+/* The call itself, shared by cubind_cudnn_backend_initialize and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[16], 16, &cubind_unavailable);
@@ -917,9 +2349,33 @@ cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendInitialize(descriptor);
+    cubind_result = call_cudnnBackendInitialize(descriptor);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendInitialize(descriptor);
+    return call_cudnnBackendInitialize(descriptor);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_t descriptor);
 
-cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
+/* The call itself, shared by cubind_cudnn_backend_finalize and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[17], 17, &cubind_unavailable);
@@ -932,9 +2388,33 @@ cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendFinalize(descriptor);
+    cubind_result = call_cudnnBackendFinalize(descriptor);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendFinalize(descriptor);
+    return call_cudnnBackendFinalize(descriptor);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements);
 
-cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
+/* The call itself, shared by cubind_cudnn_backend_set_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[18], 18, &cubind_unavailable);
@@ -947,9 +2427,37 @@ cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    cubind_result = call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
+        cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
+        cubind__trace_signed(&cubind_call, "elementCount", (long long)elementCount);
+        cubind__trace_pointer(&cubind_call, "arrayOfElements", (uintptr_t)arrayOfElements);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
 
-cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
+/* The call itself, shared by cubind_cudnn_backend_get_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[19], 19, &cubind_unavailable);
@@ -962,9 +2470,38 @@ cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    cubind_result = call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
+        cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
+        cubind__trace_signed(&cubind_call, "requestedElementCount", (long long)requestedElementCount);
+        cubind__trace_pointer(&cubind_call, "elementCount", (uintptr_t)elementCount);
+        cubind__trace_pointer(&cubind_call, "arrayOfElements", (uintptr_t)arrayOfElements);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
 
-cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
+/* The call itself, shared by cubind_cudnn_backend_execute and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[20], 20, &cubind_unavailable);
@@ -977,9 +2514,35 @@ cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendExecute(handle, executionPlan, variantPack);
+    cubind_result = call_cudnnBackendExecute(handle, executionPlan, variantPack);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
+        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendExecute(handle, executionPlan, variantPack);
+    return call_cudnnBackendExecute(handle, executionPlan, variantPack);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
 
-cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+/* The call itself, shared by cubind_cudnn_backend_populate_cuda_graph and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[21], 21, &cubind_unavailable);
@@ -992,9 +2555,36 @@ cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    cubind_result = call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
+        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph);
 
-cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+/* The call itself, shared by cubind_cudnn_backend_update_cuda_graph and its traced path. */
+static inline cudnnStatus_t call_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[22], 22, &cubind_unavailable);
@@ -1007,9 +2597,36 @@ cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    cubind_result = call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
+        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescriptor_t *tensorDesc);
 
-cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
+/* The call itself, shared by cubind_cudnn_create_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[23], 23, &cubind_unavailable);
@@ -1022,9 +2639,33 @@ cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *ten
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateTensorDescriptor(tensorDesc);
+    cubind_result = call_cudnnCreateTensorDescriptor(tensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateTensorDescriptor(tensorDesc);
+    return call_cudnnCreateTensorDescriptor(tensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w);
 
-cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
+/* The call itself, shared by cubind_cudnn_set_tensor4d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[24], 24, &cubind_unavailable);
@@ -1037,9 +2678,39 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tenso
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    cubind_result = call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "n", (long long)n);
+        cubind__trace_signed(&cubind_call, "c", (long long)c);
+        cubind__trace_signed(&cubind_call, "h", (long long)h);
+        cubind__trace_signed(&cubind_call, "w", (long long)w);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride);
 
-cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+/* The call itself, shared by cubind_cudnn_set_tensor4d_descriptor_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[25], 25, &cubind_unavailable);
@@ -1052,9 +2723,42 @@ cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t te
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cubind_result = call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "n", (long long)n);
+        cubind__trace_signed(&cubind_call, "c", (long long)c);
+        cubind__trace_signed(&cubind_call, "h", (long long)h);
+        cubind__trace_signed(&cubind_call, "w", (long long)w);
+        cubind__trace_signed(&cubind_call, "nStride", (long long)nStride);
+        cubind__trace_signed(&cubind_call, "cStride", (long long)cStride);
+        cubind__trace_signed(&cubind_call, "hStride", (long long)hStride);
+        cubind__trace_signed(&cubind_call, "wStride", (long long)wStride);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride);
 
-cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
+/* The call itself, shared by cubind_cudnn_get_tensor4d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[26], 26, &cubind_unavailable);
@@ -1067,9 +2771,42 @@ cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    cubind_result = call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
+        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "nStride", (uintptr_t)nStride);
+        cubind__trace_pointer(&cubind_call, "cStride", (uintptr_t)cStride);
+        cubind__trace_pointer(&cubind_call, "hStride", (uintptr_t)hStride);
+        cubind__trace_pointer(&cubind_call, "wStride", (uintptr_t)wStride);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]);
 
-cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
+/* The call itself, shared by cubind_cudnn_set_tensor_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[27], 27, &cubind_unavailable);
@@ -1082,9 +2819,37 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tens
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    cubind_result = call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]);
 
-cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
+/* The call itself, shared by cubind_cudnn_set_tensor_nd_descriptor_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[28], 28, &cubind_unavailable);
@@ -1097,9 +2862,37 @@ cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    cubind_result = call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
 
-cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
+/* The call itself, shared by cubind_cudnn_get_tensor_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[29], 29, &cubind_unavailable);
@@ -1112,9 +2905,38 @@ cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    cubind_result = call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
 
-cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
+/* The call itself, shared by cubind_cudnn_get_tensor_size_in_bytes and its traced path. */
+static inline cudnnStatus_t call_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[30], 30, &cubind_unavailable);
@@ -1127,9 +2949,34 @@ cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    cubind_result = call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDescriptor_t tensorDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
+/* The call itself, shared by cubind_cudnn_destroy_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[31], 31, &cubind_unavailable);
@@ -1142,9 +2989,33 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t ten
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyTensorDescriptor(tensorDesc);
+    cubind_result = call_cudnnDestroyTensorDescriptor(tensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyTensorDescriptor(tensorDesc);
+    return call_cudnnDestroyTensorDescriptor(tensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
+/* The call itself, shared by cubind_cudnn_init_transform_dest and its traced path. */
+static inline cudnnStatus_t call_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[32], 32, &cubind_unavailable);
@@ -1157,9 +3028,36 @@ cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescrip
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    cubind_result = call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
+        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
+        cubind__trace_pointer(&cubind_call, "destSizeInBytes", (uintptr_t)destSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t *transformDesc);
 
-cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
+/* The call itself, shared by cubind_cudnn_create_tensor_transform_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[33], 33, &cubind_unavailable);
@@ -1172,9 +3070,33 @@ cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransfo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateTensorTransformDescriptor(transformDesc);
+    cubind_result = call_cudnnCreateTensorTransformDescriptor(transformDesc);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateTensorTransformDescriptor(transformDesc);
+    return call_cudnnCreateTensorTransformDescriptor(transformDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction);
 
-cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
+/* The call itself, shared by cubind_cudnn_set_tensor_transform_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[34], 34, &cubind_unavailable);
@@ -1187,9 +3109,39 @@ cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cubind_result = call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_unsigned(&cubind_call, "nbDims", (unsigned long long)nbDims);
+        cubind__trace_enum(&cubind_call, "destFormat", trace_enum_6((long long)destFormat), (long long)destFormat);
+        cubind__trace_pointer(&cubind_call, "padBeforeA", (uintptr_t)padBeforeA);
+        cubind__trace_pointer(&cubind_call, "padAfterA", (uintptr_t)padAfterA);
+        cubind__trace_pointer(&cubind_call, "foldA", (uintptr_t)foldA);
+        cubind__trace_enum(&cubind_call, "direction", trace_enum_8((long long)direction), (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction);
 
-cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
+/* The call itself, shared by cubind_cudnn_get_tensor_transform_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[35], 35, &cubind_unavailable);
@@ -1202,9 +3154,39 @@ cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    cubind_result = call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_unsigned(&cubind_call, "nbDimsRequested", (unsigned long long)nbDimsRequested);
+        cubind__trace_pointer(&cubind_call, "destFormat", (uintptr_t)destFormat);
+        cubind__trace_pointer(&cubind_call, "padBeforeA", (uintptr_t)padBeforeA);
+        cubind__trace_pointer(&cubind_call, "padAfterA", (uintptr_t)padAfterA);
+        cubind__trace_pointer(&cubind_call, "foldA", (uintptr_t)foldA);
+        cubind__trace_pointer(&cubind_call, "direction", (uintptr_t)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnTensorTransformDescriptor_t transformDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
+/* The call itself, shared by cubind_cudnn_destroy_tensor_transform_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[36], 36, &cubind_unavailable);
@@ -1217,9 +3199,33 @@ cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransf
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    cubind_result = call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_transform_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[37], 37, &cubind_unavailable);
@@ -1232,9 +3238,39 @@ cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *al
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    cubind_result = call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData);
 
-cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
+/* The call itself, shared by cubind_cudnn_transform_tensor_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[38], 38, &cubind_unavailable);
@@ -1247,9 +3283,40 @@ cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cubind_result = call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
+        cubind__trace_pointer(&cubind_call, "srcData", (uintptr_t)srcData);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
+        cubind__trace_pointer(&cubind_call, "destData", (uintptr_t)destData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
-cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* The call itself, shared by cubind_cudnn_add_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[39], 39, &cubind_unavailable);
@@ -1262,9 +3329,39 @@ cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    cubind_result = call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
+        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t *opTensorDesc);
 
-cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
+/* The call itself, shared by cubind_cudnn_create_op_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[40], 40, &cubind_unavailable);
@@ -1277,9 +3374,33 @@ cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    cubind_result = call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
 
-cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
+/* The call itself, shared by cubind_cudnn_set_op_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[41], 41, &cubind_unavailable);
@@ -1292,9 +3413,36 @@ cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t op
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cubind_result = call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
+        cubind__trace_enum(&cubind_call, "opTensorOp", trace_enum_9((long long)opTensorOp), (long long)opTensorOp);
+        cubind__trace_enum(&cubind_call, "opTensorCompType", trace_enum_7((long long)opTensorCompType), (long long)opTensorCompType);
+        cubind__trace_enum(&cubind_call, "opTensorNanOpt", trace_enum_10((long long)opTensorNanOpt), (long long)opTensorNanOpt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
 
-cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
+/* The call itself, shared by cubind_cudnn_get_op_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[42], 42, &cubind_unavailable);
@@ -1307,9 +3455,36 @@ cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    cubind_result = call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
+        cubind__trace_pointer(&cubind_call, "opTensorOp", (uintptr_t)opTensorOp);
+        cubind__trace_pointer(&cubind_call, "opTensorCompType", (uintptr_t)opTensorCompType);
+        cubind__trace_pointer(&cubind_call, "opTensorNanOpt", (uintptr_t)opTensorNanOpt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensorDescriptor_t opTensorDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
+/* The call itself, shared by cubind_cudnn_destroy_op_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[43], 43, &cubind_unavailable);
@@ -1322,9 +3497,33 @@ cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    cubind_result = call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
-cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* The call itself, shared by cubind_cudnn_op_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[44], 44, &cubind_unavailable);
@@ -1337,9 +3536,43 @@ cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    cubind_result = call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
+        cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
+        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
+        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
+        cubind__trace_pointer(&cubind_call, "alpha2", (uintptr_t)alpha2);
+        cubind__trace_pointer(&cubind_call, "bDesc", (uintptr_t)bDesc);
+        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t *reduceTensorDesc);
 
-cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
+/* The call itself, shared by cubind_cudnn_create_reduce_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[45], 45, &cubind_unavailable);
@@ -1352,9 +3585,33 @@ cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDesc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    cubind_result = call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType);
 
-cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
+/* The call itself, shared by cubind_cudnn_set_reduce_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[46], 46, &cubind_unavailable);
@@ -1367,9 +3624,38 @@ cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescrip
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cubind_result = call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_enum(&cubind_call, "reduceTensorOp", trace_enum_11((long long)reduceTensorOp), (long long)reduceTensorOp);
+        cubind__trace_enum(&cubind_call, "reduceTensorCompType", trace_enum_7((long long)reduceTensorCompType), (long long)reduceTensorCompType);
+        cubind__trace_enum(&cubind_call, "reduceTensorNanOpt", trace_enum_10((long long)reduceTensorNanOpt), (long long)reduceTensorNanOpt);
+        cubind__trace_enum(&cubind_call, "reduceTensorIndices", trace_enum_12((long long)reduceTensorIndices), (long long)reduceTensorIndices);
+        cubind__trace_enum(&cubind_call, "reduceTensorIndicesType", trace_enum_13((long long)reduceTensorIndicesType), (long long)reduceTensorIndicesType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType);
 
-cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
+/* The call itself, shared by cubind_cudnn_get_reduce_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[47], 47, &cubind_unavailable);
@@ -1382,9 +3668,38 @@ cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    cubind_result = call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_pointer(&cubind_call, "reduceTensorOp", (uintptr_t)reduceTensorOp);
+        cubind__trace_pointer(&cubind_call, "reduceTensorCompType", (uintptr_t)reduceTensorCompType);
+        cubind__trace_pointer(&cubind_call, "reduceTensorNanOpt", (uintptr_t)reduceTensorNanOpt);
+        cubind__trace_pointer(&cubind_call, "reduceTensorIndices", (uintptr_t)reduceTensorIndices);
+        cubind__trace_pointer(&cubind_call, "reduceTensorIndicesType", (uintptr_t)reduceTensorIndicesType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
+/* The call itself, shared by cubind_cudnn_destroy_reduce_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[48], 48, &cubind_unavailable);
@@ -1397,9 +3712,33 @@ cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    cubind_result = call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_reduction_indices_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[49], 49, &cubind_unavailable);
@@ -1412,9 +3751,37 @@ cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cubind_result = call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_reduction_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[50], 50, &cubind_unavailable);
@@ -1427,9 +3794,37 @@ cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    cubind_result = call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[50], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
 
-cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+/* The call itself, shared by cubind_cudnn_reduce_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[51], 51, &cubind_unavailable);
@@ -1442,9 +3837,44 @@ cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduce
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    cubind_result = call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind__trace_wanted(&cubind_call, names[51], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
+        cubind__trace_pointer(&cubind_call, "indices", (uintptr_t)indices);
+        cubind__trace_unsigned(&cubind_call, "indicesSizeInBytes", (unsigned long long)indicesSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
+        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
 
-cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
+/* The call itself, shared by cubind_cudnn_set_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[52], 52, &cubind_unavailable);
@@ -1457,9 +3887,36 @@ cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    cubind_result = call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    if (cubind__trace_wanted(&cubind_call, names[52], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "valuePtr", (uintptr_t)valuePtr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
 
-cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
+/* The call itself, shared by cubind_cudnn_scale_tensor and its traced path. */
+static inline cudnnStatus_t call_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[53], 53, &cubind_unavailable);
@@ -1472,9 +3929,36 @@ cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnScaleTensor(handle, yDesc, y, alpha);
+    cubind_result = call_cudnnScaleTensor(handle, yDesc, y, alpha);
+    if (cubind__trace_wanted(&cubind_call, names[53], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnScaleTensor(handle, yDesc, y, alpha);
+    return call_cudnnScaleTensor(handle, yDesc, y, alpha);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescriptor_t *filterDesc);
 
-cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
+/* The call itself, shared by cubind_cudnn_create_filter_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[54], 54, &cubind_unavailable);
@@ -1487,9 +3971,33 @@ cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *fil
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateFilterDescriptor(filterDesc);
+    cubind_result = call_cudnnCreateFilterDescriptor(filterDesc);
+    if (cubind__trace_wanted(&cubind_call, names[54], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateFilterDescriptor(filterDesc);
+    return call_cudnnCreateFilterDescriptor(filterDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w);
 
-cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
+/* The call itself, shared by cubind_cudnn_set_filter4d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[55], 55, &cubind_unavailable);
@@ -1502,9 +4010,39 @@ cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filte
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    cubind_result = call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind__trace_wanted(&cubind_call, names[55], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
+        cubind__trace_signed(&cubind_call, "k", (long long)k);
+        cubind__trace_signed(&cubind_call, "c", (long long)c);
+        cubind__trace_signed(&cubind_call, "h", (long long)h);
+        cubind__trace_signed(&cubind_call, "w", (long long)w);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
 
-cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
+/* The call itself, shared by cubind_cudnn_get_filter4d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[56], 56, &cubind_unavailable);
@@ -1517,9 +4055,39 @@ cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    cubind_result = call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind__trace_wanted(&cubind_call, names[56], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
+        cubind__trace_pointer(&cubind_call, "k", (uintptr_t)k);
+        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
+        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
 
-cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
+/* The call itself, shared by cubind_cudnn_set_filter_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[57], 57, &cubind_unavailable);
@@ -1532,9 +4100,37 @@ cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    cubind_result = call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    if (cubind__trace_wanted(&cubind_call, names[57], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "filterDimA", (uintptr_t)filterDimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]);
 
-cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
+/* The call itself, shared by cubind_cudnn_get_filter_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[58], 58, &cubind_unavailable);
@@ -1547,9 +4143,38 @@ cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    cubind_result = call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    if (cubind__trace_wanted(&cubind_call, names[58], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
+        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
+        cubind__trace_pointer(&cubind_call, "filterDimA", (uintptr_t)filterDimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterDescriptor_t filterDesc, size_t *size);
 
-cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
+/* The call itself, shared by cubind_cudnn_get_filter_size_in_bytes and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[59], 59, &cubind_unavailable);
@@ -1562,9 +4187,34 @@ cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFilterSizeInBytes(filterDesc, size);
+    cubind_result = call_cudnnGetFilterSizeInBytes(filterDesc, size);
+    if (cubind__trace_wanted(&cubind_call, names[59], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFilterSizeInBytes(filterDesc, size);
+    return call_cudnnGetFilterSizeInBytes(filterDesc, size);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData);
 
-cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
+/* The call itself, shared by cubind_cudnn_transform_filter and its traced path. */
+static inline cudnnStatus_t call_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[60], 60, &cubind_unavailable);
@@ -1577,9 +4227,40 @@ cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTen
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    cubind_result = call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind__trace_wanted(&cubind_call, names[60], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
+        cubind__trace_pointer(&cubind_call, "srcData", (uintptr_t)srcData);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
+        cubind__trace_pointer(&cubind_call, "destData", (uintptr_t)destData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDescriptor_t filterDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
+/* The call itself, shared by cubind_cudnn_destroy_filter_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[61], 61, &cubind_unavailable);
@@ -1592,9 +4273,33 @@ cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t fil
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyFilterDescriptor(filterDesc);
+    cubind_result = call_cudnnDestroyFilterDescriptor(filterDesc);
+    if (cubind__trace_wanted(&cubind_call, names[61], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyFilterDescriptor(filterDesc);
+    return call_cudnnDestroyFilterDescriptor(filterDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_softmax_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[62], 62, &cubind_unavailable);
@@ -1607,9 +4312,41 @@ cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlg
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    cubind_result = call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[62], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDescriptor_t *poolingDesc);
 
-cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
+/* The call itself, shared by cubind_cudnn_create_pooling_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[63], 63, &cubind_unavailable);
@@ -1622,9 +4359,33 @@ cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *p
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreatePoolingDescriptor(poolingDesc);
+    cubind_result = call_cudnnCreatePoolingDescriptor(poolingDesc);
+    if (cubind__trace_wanted(&cubind_call, names[63], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreatePoolingDescriptor(poolingDesc);
+    return call_cudnnCreatePoolingDescriptor(poolingDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride);
 
-cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+/* The call itself, shared by cubind_cudnn_set_pooling2d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[64], 64, &cubind_unavailable);
@@ -1637,9 +4398,41 @@ cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cubind_result = call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind__trace_wanted(&cubind_call, names[64], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
+        cubind__trace_signed(&cubind_call, "windowHeight", (long long)windowHeight);
+        cubind__trace_signed(&cubind_call, "windowWidth", (long long)windowWidth);
+        cubind__trace_signed(&cubind_call, "verticalPadding", (long long)verticalPadding);
+        cubind__trace_signed(&cubind_call, "horizontalPadding", (long long)horizontalPadding);
+        cubind__trace_signed(&cubind_call, "verticalStride", (long long)verticalStride);
+        cubind__trace_signed(&cubind_call, "horizontalStride", (long long)horizontalStride);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride);
 
-cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
+/* The call itself, shared by cubind_cudnn_get_pooling2d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[65], 65, &cubind_unavailable);
@@ -1652,9 +4445,41 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    cubind_result = call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind__trace_wanted(&cubind_call, names[65], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
+        cubind__trace_pointer(&cubind_call, "windowHeight", (uintptr_t)windowHeight);
+        cubind__trace_pointer(&cubind_call, "windowWidth", (uintptr_t)windowWidth);
+        cubind__trace_pointer(&cubind_call, "verticalPadding", (uintptr_t)verticalPadding);
+        cubind__trace_pointer(&cubind_call, "horizontalPadding", (uintptr_t)horizontalPadding);
+        cubind__trace_pointer(&cubind_call, "verticalStride", (uintptr_t)verticalStride);
+        cubind__trace_pointer(&cubind_call, "horizontalStride", (uintptr_t)horizontalStride);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]);
 
-cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
+/* The call itself, shared by cubind_cudnn_set_pooling_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[66], 66, &cubind_unavailable);
@@ -1667,9 +4492,39 @@ cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t po
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cubind_result = call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind__trace_wanted(&cubind_call, names[66], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "windowDimA", (uintptr_t)windowDimA);
+        cubind__trace_pointer(&cubind_call, "paddingA", (uintptr_t)paddingA);
+        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
 
-cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
+/* The call itself, shared by cubind_cudnn_get_pooling_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[67], 67, &cubind_unavailable);
@@ -1682,9 +4537,40 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    cubind_result = call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind__trace_wanted(&cubind_call, names[67], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
+        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
+        cubind__trace_pointer(&cubind_call, "windowDimA", (uintptr_t)windowDimA);
+        cubind__trace_pointer(&cubind_call, "paddingA", (uintptr_t)paddingA);
+        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]);
 
-cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
+/* The call itself, shared by cubind_cudnn_get_pooling_nd_forward_output_dim and its traced path. */
+static inline cudnnStatus_t call_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[68], 68, &cubind_unavailable);
@@ -1697,9 +4583,36 @@ cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    cubind_result = call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    if (cubind__trace_wanted(&cubind_call, names[68], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "outputTensorDimA", (uintptr_t)outputTensorDimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w);
 
-cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
+/* The call itself, shared by cubind_cudnn_get_pooling2d_forward_output_dim and its traced path. */
+static inline cudnnStatus_t call_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[69], 69, &cubind_unavailable);
@@ -1712,9 +4625,38 @@ cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    cubind_result = call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    if (cubind__trace_wanted(&cubind_call, names[69], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
+        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDescriptor_t poolingDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
+/* The call itself, shared by cubind_cudnn_destroy_pooling_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[70], 70, &cubind_unavailable);
@@ -1727,9 +4669,33 @@ cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t p
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyPoolingDescriptor(poolingDesc);
+    cubind_result = call_cudnnDestroyPoolingDescriptor(poolingDesc);
+    if (cubind__trace_wanted(&cubind_call, names[70], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyPoolingDescriptor(poolingDesc);
+    return call_cudnnDestroyPoolingDescriptor(poolingDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_pooling_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[71], 71, &cubind_unavailable);
@@ -1742,9 +4708,40 @@ cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPool
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    cubind_result = call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[71], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivationDescriptor_t *activationDesc);
 
-cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
+/* The call itself, shared by cubind_cudnn_create_activation_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[72], 72, &cubind_unavailable);
@@ -1757,9 +4754,33 @@ cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateActivationDescriptor(activationDesc);
+    cubind_result = call_cudnnCreateActivationDescriptor(activationDesc);
+    if (cubind__trace_wanted(&cubind_call, names[72], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateActivationDescriptor(activationDesc);
+    return call_cudnnCreateActivationDescriptor(activationDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef);
 
-cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
+/* The call itself, shared by cubind_cudnn_set_activation_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[73], 73, &cubind_unavailable);
@@ -1772,9 +4793,36 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    cubind_result = call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind__trace_wanted(&cubind_call, names[73], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_17((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "reluNanOpt", trace_enum_10((long long)reluNanOpt), (long long)reluNanOpt);
+        cubind__trace_floating(&cubind_call, "coef", (double)coef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef);
 
-cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
+/* The call itself, shared by cubind_cudnn_get_activation_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[74], 74, &cubind_unavailable);
@@ -1787,9 +4835,36 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    cubind_result = call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind__trace_wanted(&cubind_call, names[74], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_pointer(&cubind_call, "reluNanOpt", (uintptr_t)reluNanOpt);
+        cubind__trace_pointer(&cubind_call, "coef", (uintptr_t)coef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double swish_beta);
 
-cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
+/* The call itself, shared by cubind_cudnn_set_activation_descriptor_swish_beta and its traced path. */
+static inline cudnnStatus_t call_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[75], 75, &cubind_unavailable);
@@ -1802,9 +4877,34 @@ cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    cubind_result = call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind__trace_wanted(&cubind_call, names[75], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_floating(&cubind_call, "swish_beta", (double)swish_beta);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
 
-cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
+/* The call itself, shared by cubind_cudnn_get_activation_descriptor_swish_beta and its traced path. */
+static inline cudnnStatus_t call_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[76], 76, &cubind_unavailable);
@@ -1817,9 +4917,34 @@ cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    cubind_result = call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind__trace_wanted(&cubind_call, names[76], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "swish_beta", (uintptr_t)swish_beta);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActivationDescriptor_t activationDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
+/* The call itself, shared by cubind_cudnn_destroy_activation_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[77], 77, &cubind_unavailable);
@@ -1832,9 +4957,33 @@ cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescript
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyActivationDescriptor(activationDesc);
+    cubind_result = call_cudnnDestroyActivationDescriptor(activationDesc);
+    if (cubind__trace_wanted(&cubind_call, names[77], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyActivationDescriptor(activationDesc);
+    return call_cudnnDestroyActivationDescriptor(activationDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_activation_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[78], 78, &cubind_unavailable);
@@ -1847,9 +4996,40 @@ cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    cubind_result = call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[78], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_t *normDesc);
 
-cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
+/* The call itself, shared by cubind_cudnn_create_lrn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[79], 79, &cubind_unavailable);
@@ -1862,9 +5042,33 @@ cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateLRNDescriptor(normDesc);
+    cubind_result = call_cudnnCreateLRNDescriptor(normDesc);
+    if (cubind__trace_wanted(&cubind_call, names[79], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateLRNDescriptor(normDesc);
+    return call_cudnnCreateLRNDescriptor(normDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK);
 
-cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+/* The call itself, shared by cubind_cudnn_set_lrn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[80], 80, &cubind_unavailable);
@@ -1877,9 +5081,37 @@ cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cubind_result = call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind__trace_wanted(&cubind_call, names[80], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_unsigned(&cubind_call, "lrnN", (unsigned long long)lrnN);
+        cubind__trace_floating(&cubind_call, "lrnAlpha", (double)lrnAlpha);
+        cubind__trace_floating(&cubind_call, "lrnBeta", (double)lrnBeta);
+        cubind__trace_floating(&cubind_call, "lrnK", (double)lrnK);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK);
 
-cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
+/* The call itself, shared by cubind_cudnn_get_lrn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[81], 81, &cubind_unavailable);
@@ -1892,9 +5124,37 @@ cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    cubind_result = call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind__trace_wanted(&cubind_call, names[81], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_pointer(&cubind_call, "lrnN", (uintptr_t)lrnN);
+        cubind__trace_pointer(&cubind_call, "lrnAlpha", (uintptr_t)lrnAlpha);
+        cubind__trace_pointer(&cubind_call, "lrnBeta", (uintptr_t)lrnBeta);
+        cubind__trace_pointer(&cubind_call, "lrnK", (uintptr_t)lrnK);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor_t lrnDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
+/* The call itself, shared by cubind_cudnn_destroy_lrn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[82], 82, &cubind_unavailable);
@@ -1907,9 +5167,33 @@ cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyLRNDescriptor(lrnDesc);
+    cubind_result = call_cudnnDestroyLRNDescriptor(lrnDesc);
+    if (cubind__trace_wanted(&cubind_call, names[82], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "lrnDesc", (uintptr_t)lrnDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyLRNDescriptor(lrnDesc);
+    return call_cudnnDestroyLRNDescriptor(lrnDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_lrn_cross_channel_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[83], 83, &cubind_unavailable);
@@ -1922,9 +5206,41 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    cubind_result = call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[83], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_divisive_normalization_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[84], 84, &cubind_unavailable);
@@ -1937,9 +5253,44 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    cubind_result = call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[84], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "means", (uintptr_t)means);
+        cubind__trace_pointer(&cubind_call, "temp", (uintptr_t)temp);
+        cubind__trace_pointer(&cubind_call, "temp2", (uintptr_t)temp2);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode);
 
-cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
+/* The call itself, shared by cubind_cudnn_derive_bn_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[85], 85, &cubind_unavailable);
@@ -1952,9 +5303,35 @@ cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    cubind_result = call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    if (cubind__trace_wanted(&cubind_call, names[85], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "derivedBnDesc", (uintptr_t)derivedBnDesc);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon);
 
-cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
+/* The call itself, shared by cubind_cudnn_batch_normalization_forward_inference and its traced path. */
+static inline cudnnStatus_t call_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[86], 86, &cubind_unavailable);
@@ -1967,9 +5344,46 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    cubind_result = call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    if (cubind__trace_wanted(&cubind_call, names[86], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
+        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
+        cubind__trace_pointer(&cubind_call, "estimatedMean", (uintptr_t)estimatedMean);
+        cubind__trace_pointer(&cubind_call, "estimatedVariance", (uintptr_t)estimatedVariance);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
+/* The call itself, shared by cubind_cudnn_derive_norm_tensor_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[87], 87, &cubind_unavailable);
@@ -1982,9 +5396,37 @@ cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    cubind_result = call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[87], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "derivedNormScaleBiasDesc", (uintptr_t)derivedNormScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "derivedNormMeanVarDesc", (uintptr_t)derivedNormMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
+/* The call itself, shared by cubind_cudnn_normalization_forward_inference and its traced path. */
+static inline cudnnStatus_t call_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[88], 88, &cubind_unavailable);
@@ -1997,9 +5439,53 @@ cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    cubind_result = call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[88], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "normScale", (uintptr_t)normScale);
+        cubind__trace_pointer(&cubind_call, "normBias", (uintptr_t)normBias);
+        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "estimatedMean", (uintptr_t)estimatedMean);
+        cubind__trace_pointer(&cubind_call, "estimatedVariance", (uintptr_t)estimatedVariance);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "z", (uintptr_t)z);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t *stDesc);
 
-cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
+/* The call itself, shared by cubind_cudnn_create_spatial_transformer_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[89], 89, &cubind_unavailable);
@@ -2012,9 +5498,33 @@ cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    cubind_result = call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    if (cubind__trace_wanted(&cubind_call, names[89], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]);
 
-cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
+/* The call itself, shared by cubind_cudnn_set_spatial_transformer_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[90], 90, &cubind_unavailable);
@@ -2027,9 +5537,37 @@ cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    cubind_result = call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    if (cubind__trace_wanted(&cubind_call, names[90], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_enum(&cubind_call, "samplerType", trace_enum_24((long long)samplerType), (long long)samplerType);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cudnnSpatialTransformerDescriptor_t stDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
+/* The call itself, shared by cubind_cudnn_destroy_spatial_transformer_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[91], 91, &cubind_unavailable);
@@ -2042,9 +5580,33 @@ cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    cubind_result = call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    if (cubind__trace_wanted(&cubind_call, names[91], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid);
 
-cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
+/* The call itself, shared by cubind_cudnn_spatial_tf_grid_generator_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[92], 92, &cubind_unavailable);
@@ -2057,9 +5619,36 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    cubind_result = call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    if (cubind__trace_wanted(&cubind_call, names[92], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_pointer(&cubind_call, "theta", (uintptr_t)theta);
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_spatial_tf_sampler_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[93], 93, &cubind_unavailable);
@@ -2072,9 +5661,41 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    cubind_result = call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[93], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDescriptor_t *dropoutDesc);
 
-cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
+/* The call itself, shared by cubind_cudnn_create_dropout_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[94], 94, &cubind_unavailable);
@@ -2087,9 +5708,33 @@ cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateDropoutDescriptor(dropoutDesc);
+    cubind_result = call_cudnnCreateDropoutDescriptor(dropoutDesc);
+    if (cubind__trace_wanted(&cubind_call, names[94], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateDropoutDescriptor(dropoutDesc);
+    return call_cudnnCreateDropoutDescriptor(dropoutDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
+/* The call itself, shared by cubind_cudnn_destroy_dropout_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[95], 95, &cubind_unavailable);
@@ -2102,9 +5747,33 @@ cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    cubind_result = call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    if (cubind__trace_wanted(&cubind_call, names[95], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t handle, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_dropout_get_states_size and its traced path. */
+static inline cudnnStatus_t call_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[96], 96, &cubind_unavailable);
@@ -2117,9 +5786,34 @@ cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    cubind_result = call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[96], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_dropout_get_reserve_space_size and its traced path. */
+static inline cudnnStatus_t call_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[97], 97, &cubind_unavailable);
@@ -2132,9 +5826,34 @@ cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    cubind_result = call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[97], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
 
-cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+/* The call itself, shared by cubind_cudnn_set_dropout_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[98], 98, &cubind_unavailable);
@@ -2147,9 +5866,38 @@ cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cubind_result = call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind__trace_wanted(&cubind_call, names[98], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
+        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
+        cubind__trace_unsigned(&cubind_call, "stateSizeInBytes", (unsigned long long)stateSizeInBytes);
+        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed);
 
-cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+/* The call itself, shared by cubind_cudnn_restore_dropout_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[99], 99, &cubind_unavailable);
@@ -2162,9 +5910,38 @@ cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    cubind_result = call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind__trace_wanted(&cubind_call, names[99], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
+        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
+        cubind__trace_unsigned(&cubind_call, "stateSizeInBytes", (unsigned long long)stateSizeInBytes);
+        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed);
 
-cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
+/* The call itself, shared by cubind_cudnn_get_dropout_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[100], 100, &cubind_unavailable);
@@ -2177,9 +5954,37 @@ cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    cubind_result = call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    if (cubind__trace_wanted(&cubind_call, names[100], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "dropout", (uintptr_t)dropout);
+        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
+        cubind__trace_pointer(&cubind_call, "seed", (uintptr_t)seed);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_dropout_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[101], 101, &cubind_unavailable);
@@ -2192,9 +5997,40 @@ cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDrop
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    cubind_result = call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[101], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "ydesc", (uintptr_t)ydesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
 
-cudnnStatus_t cubind_cudnn_ops_version_check(void)
+/* The call itself, shared by cubind_cudnn_ops_version_check and its traced path. */
+static inline cudnnStatus_t call_cudnnOpsVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[102], 102, &cubind_unavailable);
@@ -2207,9 +6043,32 @@ cudnnStatus_t cubind_cudnn_ops_version_check(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnOpsVersionCheck(void)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnOpsVersionCheck();
+    cubind_result = call_cudnnOpsVersionCheck();
+    if (cubind__trace_wanted(&cubind_call, names[102], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_ops_version_check(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnOpsVersionCheck();
+    return call_cudnnOpsVersionCheck();
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
-cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* The call itself, shared by cubind_cudnn_softmax_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[103], 103, &cubind_unavailable);
@@ -2222,9 +6081,43 @@ cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    cubind_result = call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    if (cubind__trace_wanted(&cubind_call, names[103], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
-cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* The call itself, shared by cubind_cudnn_pooling_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[104], 104, &cubind_unavailable);
@@ -2237,9 +6130,44 @@ cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind_result = call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind__trace_wanted(&cubind_call, names[104], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
-cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* The call itself, shared by cubind_cudnn_activation_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[105], 105, &cubind_unavailable);
@@ -2252,9 +6180,44 @@ cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActiva
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind_result = call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind__trace_wanted(&cubind_call, names[105], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
-cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* The call itself, shared by cubind_cudnn_lrn_cross_channel_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[106], 106, &cubind_unavailable);
@@ -2267,9 +6230,45 @@ cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    cubind_result = call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind__trace_wanted(&cubind_call, names[106], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
 
-cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
+/* The call itself, shared by cubind_cudnn_divisive_normalization_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[107], 107, &cubind_unavailable);
@@ -2282,9 +6281,46 @@ cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    cubind_result = call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    if (cubind__trace_wanted(&cubind_call, names[107], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "means", (uintptr_t)means);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "temp", (uintptr_t)temp);
+        cubind__trace_pointer(&cubind_call, "temp2", (uintptr_t)temp2);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dXdMeansDesc", (uintptr_t)dXdMeansDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_pointer(&cubind_call, "dMeans", (uintptr_t)dMeans);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[108], 108, &cubind_unavailable);
@@ -2297,9 +6333,41 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    cubind_result = call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[108], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_batch_normalization_backward_ex_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[109], 109, &cubind_unavailable);
@@ -2312,9 +6380,43 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    cubind_result = call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[109], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[110], 110, &cubind_unavailable);
@@ -2327,9 +6429,38 @@ cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_siz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    cubind_result = call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[110], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance);
 
-cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+/* The call itself, shared by cubind_cudnn_batch_normalization_forward_training and its traced path. */
+static inline cudnnStatus_t call_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[111], 111, &cubind_unavailable);
@@ -2342,9 +6473,49 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t ha
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    cubind_result = call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    if (cubind__trace_wanted(&cubind_call, names[111], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
+        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
+        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
+        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
+        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
+        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_batch_normalization_forward_training_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[112], 112, &cubind_unavailable);
@@ -2357,9 +6528,57 @@ cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cubind_result = call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[112], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "zData", (uintptr_t)zData);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
+        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
+        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
+        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
+        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
+        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
+        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
 
-cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
+/* The call itself, shared by cubind_cudnn_batch_normalization_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[113], 113, &cubind_unavailable);
@@ -2372,9 +6591,51 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    cubind_result = call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    if (cubind__trace_wanted(&cubind_call, names[113], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
+        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
+        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
+        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
+        cubind__trace_pointer(&cubind_call, "dBnScaleResult", (uintptr_t)dBnScaleResult);
+        cubind__trace_pointer(&cubind_call, "dBnBiasResult", (uintptr_t)dBnBiasResult);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
+        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_batch_normalization_backward_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[114], 114, &cubind_unavailable);
@@ -2387,9 +6648,62 @@ cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    cubind_result = call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[114], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
+        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
+        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
+        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
+        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dyData", (uintptr_t)dyData);
+        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
+        cubind__trace_pointer(&cubind_call, "dzData", (uintptr_t)dzData);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dxData", (uintptr_t)dxData);
+        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "bnScaleData", (uintptr_t)bnScaleData);
+        cubind__trace_pointer(&cubind_call, "bnBiasData", (uintptr_t)bnBiasData);
+        cubind__trace_pointer(&cubind_call, "dBnScaleData", (uintptr_t)dBnScaleData);
+        cubind__trace_pointer(&cubind_call, "dBnBiasData", (uintptr_t)dBnBiasData);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
+        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+/* The call itself, shared by cubind_cudnn_get_normalization_forward_training_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[115], 115, &cubind_unavailable);
@@ -2402,9 +6716,44 @@ cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cubind_result = call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[115], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+/* The call itself, shared by cubind_cudnn_get_normalization_backward_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[116], 116, &cubind_unavailable);
@@ -2417,9 +6766,46 @@ cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    cubind_result = call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[116], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dNormScaleBiasDesc", (uintptr_t)dNormScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
+/* The call itself, shared by cubind_cudnn_get_normalization_training_reserve_space_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[117], 117, &cubind_unavailable);
@@ -2432,9 +6818,40 @@ cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    cubind_result = call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[117], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+/* The call itself, shared by cubind_cudnn_normalization_forward_training and its traced path. */
+static inline cudnnStatus_t call_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[118], 118, &cubind_unavailable);
@@ -2447,9 +6864,60 @@ cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cubind_result = call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[118], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
+        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "normScale", (uintptr_t)normScale);
+        cubind__trace_pointer(&cubind_call, "normBias", (uintptr_t)normBias);
+        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
+        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
+        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
+        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "zData", (uintptr_t)zData);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
 
-cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+/* The call itself, shared by cubind_cudnn_normalization_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[119], 119, &cubind_unavailable);
@@ -2462,9 +6930,65 @@ cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNor
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    cubind_result = call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind__trace_wanted(&cubind_call, names[119], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
+        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
+        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
+        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dyData", (uintptr_t)dyData);
+        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
+        cubind__trace_pointer(&cubind_call, "dzData", (uintptr_t)dzData);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dxData", (uintptr_t)dxData);
+        cubind__trace_pointer(&cubind_call, "dNormScaleBiasDesc", (uintptr_t)dNormScaleBiasDesc);
+        cubind__trace_pointer(&cubind_call, "normScaleData", (uintptr_t)normScaleData);
+        cubind__trace_pointer(&cubind_call, "normBiasData", (uintptr_t)normBiasData);
+        cubind__trace_pointer(&cubind_call, "dNormScaleData", (uintptr_t)dNormScaleData);
+        cubind__trace_pointer(&cubind_call, "dNormBiasData", (uintptr_t)dNormBiasData);
+        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
+        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
+        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
+        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta);
 
-cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
+/* The call itself, shared by cubind_cudnn_spatial_tf_grid_generator_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[120], 120, &cubind_unavailable);
@@ -2477,9 +7001,36 @@ cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t hand
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    cubind_result = call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    if (cubind__trace_wanted(&cubind_call, names[120], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
+        cubind__trace_pointer(&cubind_call, "dtheta", (uintptr_t)dtheta);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid);
 
-cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
+/* The call itself, shared by cubind_cudnn_spatial_tf_sampler_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[121], 121, &cubind_unavailable);
@@ -2492,9 +7043,46 @@ cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    cubind_result = call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    if (cubind__trace_wanted(&cubind_call, names[121], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_pointer(&cubind_call, "alphaDgrid", (uintptr_t)alphaDgrid);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_pointer(&cubind_call, "betaDgrid", (uintptr_t)betaDgrid);
+        cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_dropout_backward and its traced path. */
+static inline cudnnStatus_t call_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[122], 122, &cubind_unavailable);
@@ -2507,9 +7095,40 @@ cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDro
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    cubind_result = call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[122], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "dydesc", (uintptr_t)dydesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "dxdesc", (uintptr_t)dxdesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_t *rnnDesc);
 
-cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
+/* The call itself, shared by cubind_cudnn_create_rnn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[123], 123, &cubind_unavailable);
@@ -2522,9 +7141,33 @@ cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateRNNDescriptor(rnnDesc);
+    cubind_result = call_cudnnCreateRNNDescriptor(rnnDesc);
+    if (cubind__trace_wanted(&cubind_call, names[123], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateRNNDescriptor(rnnDesc);
+    return call_cudnnCreateRNNDescriptor(rnnDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor_t rnnDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
+/* The call itself, shared by cubind_cudnn_destroy_rnn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[124], 124, &cubind_unavailable);
@@ -2537,9 +7180,33 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyRNNDescriptor(rnnDesc);
+    cubind_result = call_cudnnDestroyRNNDescriptor(rnnDesc);
+    if (cubind__trace_wanted(&cubind_call, names[124], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyRNNDescriptor(rnnDesc);
+    return call_cudnnDestroyRNNDescriptor(rnnDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags);
 
-cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
+/* The call itself, shared by cubind_cudnn_set_rnn_descriptor_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[125], 125, &cubind_unavailable);
@@ -2552,9 +7219,47 @@ cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cubind_result = call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind__trace_wanted(&cubind_call, names[125], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_26((long long)algo), (long long)algo);
+        cubind__trace_enum(&cubind_call, "cellMode", trace_enum_27((long long)cellMode), (long long)cellMode);
+        cubind__trace_enum(&cubind_call, "biasMode", trace_enum_28((long long)biasMode), (long long)biasMode);
+        cubind__trace_enum(&cubind_call, "dirMode", trace_enum_29((long long)dirMode), (long long)dirMode);
+        cubind__trace_enum(&cubind_call, "inputMode", trace_enum_30((long long)inputMode), (long long)inputMode);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_enum(&cubind_call, "mathPrec", trace_enum_7((long long)mathPrec), (long long)mathPrec);
+        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
+        cubind__trace_signed(&cubind_call, "inputSize", (long long)inputSize);
+        cubind__trace_signed(&cubind_call, "hiddenSize", (long long)hiddenSize);
+        cubind__trace_signed(&cubind_call, "projSize", (long long)projSize);
+        cubind__trace_signed(&cubind_call, "numLayers", (long long)numLayers);
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_unsigned(&cubind_call, "auxFlags", (unsigned long long)auxFlags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags);
 
-cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
+/* The call itself, shared by cubind_cudnn_get_rnn_descriptor_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[126], 126, &cubind_unavailable);
@@ -2567,9 +7272,47 @@ cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    cubind_result = call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind__trace_wanted(&cubind_call, names[126], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
+        cubind__trace_pointer(&cubind_call, "cellMode", (uintptr_t)cellMode);
+        cubind__trace_pointer(&cubind_call, "biasMode", (uintptr_t)biasMode);
+        cubind__trace_pointer(&cubind_call, "dirMode", (uintptr_t)dirMode);
+        cubind__trace_pointer(&cubind_call, "inputMode", (uintptr_t)inputMode);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "mathPrec", (uintptr_t)mathPrec);
+        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
+        cubind__trace_pointer(&cubind_call, "inputSize", (uintptr_t)inputSize);
+        cubind__trace_pointer(&cubind_call, "hiddenSize", (uintptr_t)hiddenSize);
+        cubind__trace_pointer(&cubind_call, "projSize", (uintptr_t)projSize);
+        cubind__trace_pointer(&cubind_call, "numLayers", (uintptr_t)numLayers);
+        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
+        cubind__trace_pointer(&cubind_call, "auxFlags", (uintptr_t)auxFlags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip);
 
-cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
+/* The call itself, shared by cubind_cudnn_rnn_set_clip_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[127], 127, &cubind_unavailable);
@@ -2582,9 +7325,37 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cubind_result = call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind__trace_wanted(&cubind_call, names[127], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
+        cubind__trace_enum(&cubind_call, "clipNanOpt", trace_enum_10((long long)clipNanOpt), (long long)clipNanOpt);
+        cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
+        cubind__trace_floating(&cubind_call, "rclip", (double)rclip);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip);
 
-cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
+/* The call itself, shared by cubind_cudnn_rnn_set_clip_v9 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[128], 128, &cubind_unavailable);
@@ -2597,9 +7368,36 @@ cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    cubind_result = call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind__trace_wanted(&cubind_call, names[128], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
+        cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
+        cubind__trace_floating(&cubind_call, "rclip", (double)rclip);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip);
 
-cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
+/* The call itself, shared by cubind_cudnn_rnn_get_clip_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[129], 129, &cubind_unavailable);
@@ -2612,9 +7410,37 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    cubind_result = call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind__trace_wanted(&cubind_call, names[129], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
+        cubind__trace_pointer(&cubind_call, "clipNanOpt", (uintptr_t)clipNanOpt);
+        cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
+        cubind__trace_pointer(&cubind_call, "rclip", (uintptr_t)rclip);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip);
 
-cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
+/* The call itself, shared by cubind_cudnn_rnn_get_clip_v9 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[130], 130, &cubind_unavailable);
@@ -2627,9 +7453,36 @@ cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    cubind_result = call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind__trace_wanted(&cubind_call, names[130], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
+        cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
+        cubind__trace_pointer(&cubind_call, "rclip", (uintptr_t)rclip);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch);
 
-cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
+/* The call itself, shared by cubind_cudnn_build_rnn_dynamic and its traced path. */
+static inline cudnnStatus_t call_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[131], 131, &cubind_unavailable);
@@ -2642,9 +7495,35 @@ cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    cubind_result = call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    if (cubind__trace_wanted(&cubind_call, names[131], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_signed(&cubind_call, "miniBatch", (long long)miniBatch);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize);
 
-cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
+/* The call itself, shared by cubind_cudnn_get_rnn_temp_space_sizes and its traced path. */
+static inline cudnnStatus_t call_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[132], 132, &cubind_unavailable);
@@ -2657,9 +7536,38 @@ cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnR
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    cubind_result = call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    if (cubind__trace_wanted(&cubind_call, names[132], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "workSpaceSize", (uintptr_t)workSpaceSize);
+        cubind__trace_pointer(&cubind_call, "reserveSpaceSize", (uintptr_t)reserveSpaceSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize);
 
-cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
+/* The call itself, shared by cubind_cudnn_get_rnn_weight_space_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[133], 133, &cubind_unavailable);
@@ -2672,9 +7580,35 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    cubind_result = call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    if (cubind__trace_wanted(&cubind_call, names[133], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_pointer(&cubind_call, "weightSpaceSize", (uintptr_t)weightSpaceSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr);
 
-cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
+/* The call itself, shared by cubind_cudnn_get_rnn_weight_params and its traced path. */
+static inline cudnnStatus_t call_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[134], 134, &cubind_unavailable);
@@ -2687,9 +7621,42 @@ cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNND
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    cubind_result = call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    if (cubind__trace_wanted(&cubind_call, names[134], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_signed(&cubind_call, "pseudoLayer", (long long)pseudoLayer);
+        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
+        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
+        cubind__trace_signed(&cubind_call, "linLayerID", (long long)linLayerID);
+        cubind__trace_pointer(&cubind_call, "mDesc", (uintptr_t)mDesc);
+        cubind__trace_pointer(&cubind_call, "mAddr", (uintptr_t)mAddr);
+        cubind__trace_pointer(&cubind_call, "bDesc", (uintptr_t)bDesc);
+        cubind__trace_pointer(&cubind_call, "bAddr", (uintptr_t)bAddr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t *rnnDataDesc);
 
-cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
+/* The call itself, shared by cubind_cudnn_create_rnn_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[135], 135, &cubind_unavailable);
@@ -2702,9 +7669,33 @@ cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    cubind_result = call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    if (cubind__trace_wanted(&cubind_call, names[135], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
+/* The call itself, shared by cubind_cudnn_destroy_rnn_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[136], 136, &cubind_unavailable);
@@ -2717,9 +7708,33 @@ cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    cubind_result = call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    if (cubind__trace_wanted(&cubind_call, names[136], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill);
 
-cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
+/* The call itself, shared by cubind_cudnn_set_rnn_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[137], 137, &cubind_unavailable);
@@ -2732,9 +7747,40 @@ cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    cubind_result = call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    if (cubind__trace_wanted(&cubind_call, names[137], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_enum(&cubind_call, "layout", trace_enum_34((long long)layout), (long long)layout);
+        cubind__trace_signed(&cubind_call, "maxSeqLength", (long long)maxSeqLength);
+        cubind__trace_signed(&cubind_call, "batchSize", (long long)batchSize);
+        cubind__trace_signed(&cubind_call, "vectorSize", (long long)vectorSize);
+        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
+        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill);
 
-cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
+/* The call itself, shared by cubind_cudnn_get_rnn_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[138], 138, &cubind_unavailable);
@@ -2747,9 +7793,41 @@ cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    cubind_result = call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    if (cubind__trace_wanted(&cubind_call, names[138], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "layout", (uintptr_t)layout);
+        cubind__trace_pointer(&cubind_call, "maxSeqLength", (uintptr_t)maxSeqLength);
+        cubind__trace_pointer(&cubind_call, "batchSize", (uintptr_t)batchSize);
+        cubind__trace_pointer(&cubind_call, "vectorSize", (uintptr_t)vectorSize);
+        cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
+        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
+        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_rnn_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[139], 139, &cubind_unavailable);
@@ -2762,9 +7840,52 @@ cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind_result = call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[139], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
+        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
+        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
+        cubind__trace_pointer(&cubind_call, "hy", (uintptr_t)hy);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "cx", (uintptr_t)cx);
+        cubind__trace_pointer(&cubind_call, "cy", (uintptr_t)cy);
+        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
+        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t *seqDataDesc);
 
-cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
+/* The call itself, shared by cubind_cudnn_create_seq_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[140], 140, &cubind_unavailable);
@@ -2777,9 +7898,33 @@ cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    cubind_result = call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    if (cubind__trace_wanted(&cubind_call, names[140], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
+/* The call itself, shared by cubind_cudnn_destroy_seq_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[141], 141, &cubind_unavailable);
@@ -2792,9 +7937,33 @@ cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    cubind_result = call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    if (cubind__trace_wanted(&cubind_call, names[141], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill);
 
-cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
+/* The call itself, shared by cubind_cudnn_set_seq_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[142], 142, &cubind_unavailable);
@@ -2807,9 +7976,40 @@ cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    cubind_result = call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    if (cubind__trace_wanted(&cubind_call, names[142], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_pointer(&cubind_call, "axes", (uintptr_t)axes);
+        cubind__trace_unsigned(&cubind_call, "seqLengthArraySize", (unsigned long long)seqLengthArraySize);
+        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
+        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill);
 
-cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
+/* The call itself, shared by cubind_cudnn_get_seq_data_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[143], 143, &cubind_unavailable);
@@ -2822,9 +8022,42 @@ cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    cubind_result = call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    if (cubind__trace_wanted(&cubind_call, names[143], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
+        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
+        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
+        cubind__trace_pointer(&cubind_call, "axes", (uintptr_t)axes);
+        cubind__trace_pointer(&cubind_call, "seqLengthArraySize", (uintptr_t)seqLengthArraySize);
+        cubind__trace_unsigned(&cubind_call, "seqLengthSizeRequested", (unsigned long long)seqLengthSizeRequested);
+        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
+        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescriptor_t *attnDesc);
 
-cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
+/* The call itself, shared by cubind_cudnn_create_attn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[144], 144, &cubind_unavailable);
@@ -2837,9 +8070,33 @@ cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateAttnDescriptor(attnDesc);
+    cubind_result = call_cudnnCreateAttnDescriptor(attnDesc);
+    if (cubind__trace_wanted(&cubind_call, names[144], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateAttnDescriptor(attnDesc);
+    return call_cudnnCreateAttnDescriptor(attnDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
+/* The call itself, shared by cubind_cudnn_destroy_attn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[145], 145, &cubind_unavailable);
@@ -2852,9 +8109,33 @@ cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyAttnDescriptor(attnDesc);
+    cubind_result = call_cudnnDestroyAttnDescriptor(attnDesc);
+    if (cubind__trace_wanted(&cubind_call, names[145], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyAttnDescriptor(attnDesc);
+    return call_cudnnDestroyAttnDescriptor(attnDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize);
 
-cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+/* The call itself, shared by cubind_cudnn_set_attn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[146], 146, &cubind_unavailable);
@@ -2867,9 +8148,52 @@ cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cubind_result = call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind__trace_wanted(&cubind_call, names[146], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_unsigned(&cubind_call, "attnMode", (unsigned long long)attnMode);
+        cubind__trace_signed(&cubind_call, "nHeads", (long long)nHeads);
+        cubind__trace_floating(&cubind_call, "smScaler", (double)smScaler);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
+        cubind__trace_enum(&cubind_call, "computePrec", trace_enum_7((long long)computePrec), (long long)computePrec);
+        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
+        cubind__trace_pointer(&cubind_call, "attnDropoutDesc", (uintptr_t)attnDropoutDesc);
+        cubind__trace_pointer(&cubind_call, "postDropoutDesc", (uintptr_t)postDropoutDesc);
+        cubind__trace_signed(&cubind_call, "qSize", (long long)qSize);
+        cubind__trace_signed(&cubind_call, "kSize", (long long)kSize);
+        cubind__trace_signed(&cubind_call, "vSize", (long long)vSize);
+        cubind__trace_signed(&cubind_call, "qProjSize", (long long)qProjSize);
+        cubind__trace_signed(&cubind_call, "kProjSize", (long long)kProjSize);
+        cubind__trace_signed(&cubind_call, "vProjSize", (long long)vProjSize);
+        cubind__trace_signed(&cubind_call, "oProjSize", (long long)oProjSize);
+        cubind__trace_signed(&cubind_call, "qoMaxSeqLength", (long long)qoMaxSeqLength);
+        cubind__trace_signed(&cubind_call, "kvMaxSeqLength", (long long)kvMaxSeqLength);
+        cubind__trace_signed(&cubind_call, "maxBatchSize", (long long)maxBatchSize);
+        cubind__trace_signed(&cubind_call, "maxBeamSize", (long long)maxBeamSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize);
 
-cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
+/* The call itself, shared by cubind_cudnn_get_attn_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[147], 147, &cubind_unavailable);
@@ -2882,9 +8206,52 @@ cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, u
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    cubind_result = call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind__trace_wanted(&cubind_call, names[147], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_pointer(&cubind_call, "attnMode", (uintptr_t)attnMode);
+        cubind__trace_pointer(&cubind_call, "nHeads", (uintptr_t)nHeads);
+        cubind__trace_pointer(&cubind_call, "smScaler", (uintptr_t)smScaler);
+        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
+        cubind__trace_pointer(&cubind_call, "computePrec", (uintptr_t)computePrec);
+        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
+        cubind__trace_pointer(&cubind_call, "attnDropoutDesc", (uintptr_t)attnDropoutDesc);
+        cubind__trace_pointer(&cubind_call, "postDropoutDesc", (uintptr_t)postDropoutDesc);
+        cubind__trace_pointer(&cubind_call, "qSize", (uintptr_t)qSize);
+        cubind__trace_pointer(&cubind_call, "kSize", (uintptr_t)kSize);
+        cubind__trace_pointer(&cubind_call, "vSize", (uintptr_t)vSize);
+        cubind__trace_pointer(&cubind_call, "qProjSize", (uintptr_t)qProjSize);
+        cubind__trace_pointer(&cubind_call, "kProjSize", (uintptr_t)kProjSize);
+        cubind__trace_pointer(&cubind_call, "vProjSize", (uintptr_t)vProjSize);
+        cubind__trace_pointer(&cubind_call, "oProjSize", (uintptr_t)oProjSize);
+        cubind__trace_pointer(&cubind_call, "qoMaxSeqLength", (uintptr_t)qoMaxSeqLength);
+        cubind__trace_pointer(&cubind_call, "kvMaxSeqLength", (uintptr_t)kvMaxSeqLength);
+        cubind__trace_pointer(&cubind_call, "maxBatchSize", (uintptr_t)maxBatchSize);
+        cubind__trace_pointer(&cubind_call, "maxBeamSize", (uintptr_t)maxBeamSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_multi_head_attn_buffers and its traced path. */
+static inline cudnnStatus_t call_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[148], 148, &cubind_unavailable);
@@ -2897,9 +8264,37 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    cubind_result = call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[148], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_pointer(&cubind_call, "weightSizeInBytes", (uintptr_t)weightSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workSpaceSizeInBytes", (uintptr_t)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpaceSizeInBytes", (uintptr_t)reserveSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr);
 
-cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
+/* The call itself, shared by cubind_cudnn_get_multi_head_attn_weights and its traced path. */
+static inline cudnnStatus_t call_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[149], 149, &cubind_unavailable);
@@ -2912,9 +8307,39 @@ cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    cubind_result = call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    if (cubind__trace_wanted(&cubind_call, names[149], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_enum(&cubind_call, "wKind", trace_enum_35((long long)wKind), (long long)wKind);
+        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "wAddr", (uintptr_t)wAddr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_multi_head_attn_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[150], 150, &cubind_unavailable);
@@ -2927,9 +8352,54 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind_result = call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[150], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_signed(&cubind_call, "currIdx", (long long)currIdx);
+        cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
+        cubind__trace_pointer(&cubind_call, "hiWinIdx", (uintptr_t)hiWinIdx);
+        cubind__trace_pointer(&cubind_call, "devSeqLengthsQO", (uintptr_t)devSeqLengthsQO);
+        cubind__trace_pointer(&cubind_call, "devSeqLengthsKV", (uintptr_t)devSeqLengthsKV);
+        cubind__trace_pointer(&cubind_call, "qDesc", (uintptr_t)qDesc);
+        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
+        cubind__trace_pointer(&cubind_call, "residuals", (uintptr_t)residuals);
+        cubind__trace_pointer(&cubind_call, "kDesc", (uintptr_t)kDesc);
+        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
+        cubind__trace_pointer(&cubind_call, "vDesc", (uintptr_t)vDesc);
+        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
+        cubind__trace_pointer(&cubind_call, "oDesc", (uintptr_t)oDesc);
+        cubind__trace_pointer(&cubind_call, "out", (uintptr_t)out);
+        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
 
-cudnnStatus_t cubind_cudnn_adv_version_check(void)
+/* The call itself, shared by cubind_cudnn_adv_version_check and its traced path. */
+static inline cudnnStatus_t call_cudnnAdvVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[151], 151, &cubind_unavailable);
@@ -2942,9 +8412,32 @@ cudnnStatus_t cubind_cudnn_adv_version_check(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnAdvVersionCheck(void)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnAdvVersionCheck();
+    cubind_result = call_cudnnAdvVersionCheck();
+    if (cubind__trace_wanted(&cubind_call, names[151], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_adv_version_check(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnAdvVersionCheck();
+    return call_cudnnAdvVersionCheck();
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_rnn_backward_data_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[152], 152, &cubind_unavailable);
@@ -2957,9 +8450,54 @@ cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind_result = call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[152], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
+        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
+        cubind__trace_pointer(&cubind_call, "dhy", (uintptr_t)dhy);
+        cubind__trace_pointer(&cubind_call, "dhx", (uintptr_t)dhx);
+        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
+        cubind__trace_pointer(&cubind_call, "cx", (uintptr_t)cx);
+        cubind__trace_pointer(&cubind_call, "dcy", (uintptr_t)dcy);
+        cubind__trace_pointer(&cubind_call, "dcx", (uintptr_t)dcx);
+        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
+        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_rnn_backward_weights_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[153], 153, &cubind_unavailable);
@@ -2972,9 +8510,48 @@ cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    cubind_result = call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[153], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
+        cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
+        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
+        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
+        cubind__trace_pointer(&cubind_call, "dweightSpace", (uintptr_t)dweightSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_multi_head_attn_backward_data and its traced path. */
+static inline cudnnStatus_t call_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[154], 154, &cubind_unavailable);
@@ -2987,9 +8564,55 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind_result = call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[154], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
+        cubind__trace_pointer(&cubind_call, "hiWinIdx", (uintptr_t)hiWinIdx);
+        cubind__trace_pointer(&cubind_call, "devSeqLengthsDQDO", (uintptr_t)devSeqLengthsDQDO);
+        cubind__trace_pointer(&cubind_call, "devSeqLengthsDKDV", (uintptr_t)devSeqLengthsDKDV);
+        cubind__trace_pointer(&cubind_call, "doDesc", (uintptr_t)doDesc);
+        cubind__trace_pointer(&cubind_call, "dout", (uintptr_t)dout);
+        cubind__trace_pointer(&cubind_call, "dqDesc", (uintptr_t)dqDesc);
+        cubind__trace_pointer(&cubind_call, "dqueries", (uintptr_t)dqueries);
+        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
+        cubind__trace_pointer(&cubind_call, "dkDesc", (uintptr_t)dkDesc);
+        cubind__trace_pointer(&cubind_call, "dkeys", (uintptr_t)dkeys);
+        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
+        cubind__trace_pointer(&cubind_call, "dvDesc", (uintptr_t)dvDesc);
+        cubind__trace_pointer(&cubind_call, "dvalues", (uintptr_t)dvalues);
+        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
+        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace);
 
-cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+/* The call itself, shared by cubind_cudnn_multi_head_attn_backward_weights and its traced path. */
+static inline cudnnStatus_t call_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[155], 155, &cubind_unavailable);
@@ -3002,9 +8625,50 @@ cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    cubind_result = call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind__trace_wanted(&cubind_call, names[155], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
+        cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
+        cubind__trace_pointer(&cubind_call, "qDesc", (uintptr_t)qDesc);
+        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
+        cubind__trace_pointer(&cubind_call, "kDesc", (uintptr_t)kDesc);
+        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
+        cubind__trace_pointer(&cubind_call, "vDesc", (uintptr_t)vDesc);
+        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
+        cubind__trace_pointer(&cubind_call, "doDesc", (uintptr_t)doDesc);
+        cubind__trace_pointer(&cubind_call, "dout", (uintptr_t)dout);
+        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
+        cubind__trace_pointer(&cubind_call, "dweights", (uintptr_t)dweights);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t *ctcLossDesc);
 
-cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
+/* The call itself, shared by cubind_cudnn_create_ctc_loss_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[156], 156, &cubind_unavailable);
@@ -3017,9 +8681,33 @@ cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    cubind_result = call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    if (cubind__trace_wanted(&cubind_call, names[156], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType);
 
-cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
+/* The call itself, shared by cubind_cudnn_set_ctc_loss_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[157], 157, &cubind_unavailable);
@@ -3032,9 +8720,34 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    cubind_result = call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind__trace_wanted(&cubind_call, names[157], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode);
 
-cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
+/* The call itself, shared by cubind_cudnn_set_ctc_loss_descriptor_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[158], 158, &cubind_unavailable);
@@ -3047,9 +8760,36 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    cubind_result = call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind__trace_wanted(&cubind_call, names[158], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
+        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
+        cubind__trace_enum(&cubind_call, "gradMode", trace_enum_10((long long)gradMode), (long long)gradMode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength);
 
-cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
+/* The call itself, shared by cubind_cudnn_set_ctc_loss_descriptor_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[159], 159, &cubind_unavailable);
@@ -3062,9 +8802,37 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cubind_result = call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind__trace_wanted(&cubind_call, names[159], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
+        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
+        cubind__trace_enum(&cubind_call, "gradMode", trace_enum_10((long long)gradMode), (long long)gradMode);
+        cubind__trace_signed(&cubind_call, "maxLabelLength", (long long)maxLabelLength);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength);
 
-cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
+/* The call itself, shared by cubind_cudnn_set_ctc_loss_descriptor_v9 and its traced path. */
+static inline cudnnStatus_t call_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[160], 160, &cubind_unavailable);
@@ -3077,9 +8845,37 @@ cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cubind_result = call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind__trace_wanted(&cubind_call, names[160], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
+        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
+        cubind__trace_enum(&cubind_call, "ctcGradMode", trace_enum_38((long long)ctcGradMode), (long long)ctcGradMode);
+        cubind__trace_signed(&cubind_call, "maxLabelLength", (long long)maxLabelLength);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[161], 161, &cubind_unavailable);
@@ -3092,9 +8888,34 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcL
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    cubind_result = call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind__trace_wanted(&cubind_call, names[161], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_descriptor_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[162], 162, &cubind_unavailable);
@@ -3107,9 +8928,36 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    cubind_result = call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind__trace_wanted(&cubind_call, names[162], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
+        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
+        cubind__trace_pointer(&cubind_call, "gradMode", (uintptr_t)gradMode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_descriptor_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[163], 163, &cubind_unavailable);
@@ -3122,9 +8970,37 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    cubind_result = call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind__trace_wanted(&cubind_call, names[163], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
+        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
+        cubind__trace_pointer(&cubind_call, "gradMode", (uintptr_t)gradMode);
+        cubind__trace_pointer(&cubind_call, "maxLabelLength", (uintptr_t)maxLabelLength);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_descriptor_v9 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[164], 164, &cubind_unavailable);
@@ -3137,9 +9013,37 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    cubind_result = call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind__trace_wanted(&cubind_call, names[164], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
+        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
+        cubind__trace_pointer(&cubind_call, "ctcGradMode", (uintptr_t)ctcGradMode);
+        cubind__trace_pointer(&cubind_call, "maxLabelLength", (uintptr_t)maxLabelLength);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDescriptor_t ctcLossDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
+/* The call itself, shared by cubind_cudnn_destroy_ctc_loss_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[165], 165, &cubind_unavailable);
@@ -3152,9 +9056,33 @@ cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    cubind_result = call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    if (cubind__trace_wanted(&cubind_call, names[165], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_ctc_loss and its traced path. */
+static inline cudnnStatus_t call_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[166], 166, &cubind_unavailable);
@@ -3167,9 +9095,45 @@ cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    cubind_result = call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[166], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
+        cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
+        cubind__trace_pointer(&cubind_call, "hostLabels", (uintptr_t)hostLabels);
+        cubind__trace_pointer(&cubind_call, "hostLabelLengths", (uintptr_t)hostLabelLengths);
+        cubind__trace_pointer(&cubind_call, "hostInputLengths", (uintptr_t)hostInputLengths);
+        cubind__trace_pointer(&cubind_call, "costs", (uintptr_t)costs);
+        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
+        cubind__trace_pointer(&cubind_call, "gradients", (uintptr_t)gradients);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace);
 
-cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
+/* The call itself, shared by cubind_cudnn_ctc_loss_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[167], 167, &cubind_unavailable);
@@ -3182,9 +9146,45 @@ cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    cubind_result = call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    if (cubind__trace_wanted(&cubind_call, names[167], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
+        cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
+        cubind__trace_pointer(&cubind_call, "labels", (uintptr_t)labels);
+        cubind__trace_pointer(&cubind_call, "labelLengths", (uintptr_t)labelLengths);
+        cubind__trace_pointer(&cubind_call, "inputLengths", (uintptr_t)inputLengths);
+        cubind__trace_pointer(&cubind_call, "costs", (uintptr_t)costs);
+        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
+        cubind__trace_pointer(&cubind_call, "gradients", (uintptr_t)gradients);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[168], 168, &cubind_unavailable);
@@ -3197,9 +9197,41 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    cubind_result = call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[168], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
+        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
+        cubind__trace_pointer(&cubind_call, "labels", (uintptr_t)labels);
+        cubind__trace_pointer(&cubind_call, "labelLengths", (uintptr_t)labelLengths);
+        cubind__trace_pointer(&cubind_call, "inputLengths", (uintptr_t)inputLengths);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_ctc_loss_workspace_size_v8 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[169], 169, &cubind_unavailable);
@@ -3212,9 +9244,38 @@ cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    cubind_result = call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[169], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
+        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
+        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t *convDesc);
 
-cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
+/* The call itself, shared by cubind_cudnn_create_convolution_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[170], 170, &cubind_unavailable);
@@ -3227,9 +9288,33 @@ cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescrip
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateConvolutionDescriptor(convDesc);
+    cubind_result = call_cudnnCreateConvolutionDescriptor(convDesc);
+    if (cubind__trace_wanted(&cubind_call, names[170], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateConvolutionDescriptor(convDesc);
+    return call_cudnnCreateConvolutionDescriptor(convDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc);
 
-cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
+/* The call itself, shared by cubind_cudnn_destroy_convolution_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[171], 171, &cubind_unavailable);
@@ -3242,9 +9327,33 @@ cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyConvolutionDescriptor(convDesc);
+    cubind_result = call_cudnnDestroyConvolutionDescriptor(convDesc);
+    if (cubind__trace_wanted(&cubind_call, names[171], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyConvolutionDescriptor(convDesc);
+    return call_cudnnDestroyConvolutionDescriptor(convDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
 
-cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
+/* The call itself, shared by cubind_cudnn_set_convolution_math_type and its traced path. */
+static inline cudnnStatus_t call_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[172], 172, &cubind_unavailable);
@@ -3257,9 +9366,34 @@ cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetConvolutionMathType(convDesc, mathType);
+    cubind_result = call_cudnnSetConvolutionMathType(convDesc, mathType);
+    if (cubind__trace_wanted(&cubind_call, names[172], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetConvolutionMathType(convDesc, mathType);
+    return call_cudnnSetConvolutionMathType(convDesc, mathType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
 
-cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
+/* The call itself, shared by cubind_cudnn_get_convolution_math_type and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[173], 173, &cubind_unavailable);
@@ -3272,9 +9406,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionMathType(convDesc, mathType);
+    cubind_result = call_cudnnGetConvolutionMathType(convDesc, mathType);
+    if (cubind__trace_wanted(&cubind_call, names[173], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionMathType(convDesc, mathType);
+    return call_cudnnGetConvolutionMathType(convDesc, mathType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int groupCount);
 
-cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
+/* The call itself, shared by cubind_cudnn_set_convolution_group_count and its traced path. */
+static inline cudnnStatus_t call_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[174], 174, &cubind_unavailable);
@@ -3287,9 +9446,34 @@ cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    cubind_result = call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind__trace_wanted(&cubind_call, names[174], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_signed(&cubind_call, "groupCount", (long long)groupCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
 
-cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
+/* The call itself, shared by cubind_cudnn_get_convolution_group_count and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[175], 175, &cubind_unavailable);
@@ -3302,9 +9486,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescripto
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    cubind_result = call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind__trace_wanted(&cubind_call, names[175], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "groupCount", (uintptr_t)groupCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
 
-cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
+/* The call itself, shared by cubind_cudnn_set_convolution_reorder_type and its traced path. */
+static inline cudnnStatus_t call_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[176], 176, &cubind_unavailable);
@@ -3317,9 +9526,34 @@ cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescript
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    cubind_result = call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    if (cubind__trace_wanted(&cubind_call, names[176], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
 
-cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
+/* The call itself, shared by cubind_cudnn_get_convolution_reorder_type and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[177], 177, &cubind_unavailable);
@@ -3332,9 +9566,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescript
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    cubind_result = call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    if (cubind__trace_wanted(&cubind_call, names[177], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "reorderType", (uintptr_t)reorderType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
 
-cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+/* The call itself, shared by cubind_cudnn_set_convolution2d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[178], 178, &cubind_unavailable);
@@ -3347,9 +9606,41 @@ cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescript
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cubind_result = call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind__trace_wanted(&cubind_call, names[178], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_signed(&cubind_call, "pad_h", (long long)pad_h);
+        cubind__trace_signed(&cubind_call, "pad_w", (long long)pad_w);
+        cubind__trace_signed(&cubind_call, "u", (long long)u);
+        cubind__trace_signed(&cubind_call, "v", (long long)v);
+        cubind__trace_signed(&cubind_call, "dilation_h", (long long)dilation_h);
+        cubind__trace_signed(&cubind_call, "dilation_w", (long long)dilation_w);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_41((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_7((long long)computeType), (long long)computeType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
 
-cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+/* The call itself, shared by cubind_cudnn_get_convolution2d_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[179], 179, &cubind_unavailable);
@@ -3362,9 +9653,41 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    cubind_result = call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind__trace_wanted(&cubind_call, names[179], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "pad_h", (uintptr_t)pad_h);
+        cubind__trace_pointer(&cubind_call, "pad_w", (uintptr_t)pad_w);
+        cubind__trace_pointer(&cubind_call, "u", (uintptr_t)u);
+        cubind__trace_pointer(&cubind_call, "v", (uintptr_t)v);
+        cubind__trace_pointer(&cubind_call, "dilation_h", (uintptr_t)dilation_h);
+        cubind__trace_pointer(&cubind_call, "dilation_w", (uintptr_t)dilation_w);
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_pointer(&cubind_call, "computeType", (uintptr_t)computeType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
 
-cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+/* The call itself, shared by cubind_cudnn_set_convolution_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[180], 180, &cubind_unavailable);
@@ -3377,9 +9700,39 @@ cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescrip
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    cubind_result = call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    if (cubind__trace_wanted(&cubind_call, names[180], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_signed(&cubind_call, "arrayLength", (long long)arrayLength);
+        cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
+        cubind__trace_pointer(&cubind_call, "filterStrideA", (uintptr_t)filterStrideA);
+        cubind__trace_pointer(&cubind_call, "dilationA", (uintptr_t)dilationA);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_41((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_7((long long)computeType), (long long)computeType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
 
-cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+/* The call itself, shared by cubind_cudnn_get_convolution_nd_descriptor and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[181], 181, &cubind_unavailable);
@@ -3392,9 +9745,40 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    cubind_result = call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    if (cubind__trace_wanted(&cubind_call, names[181], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
+        cubind__trace_pointer(&cubind_call, "arrayLength", (uintptr_t)arrayLength);
+        cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
+        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
+        cubind__trace_pointer(&cubind_call, "dilationA", (uintptr_t)dilationA);
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_pointer(&cubind_call, "computeType", (uintptr_t)computeType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w);
 
-cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
+/* The call itself, shared by cubind_cudnn_get_convolution2d_forward_output_dim and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[182], 182, &cubind_unavailable);
@@ -3407,9 +9791,39 @@ cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    cubind_result = call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    if (cubind__trace_wanted(&cubind_call, names[182], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
+        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]);
 
-cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
+/* The call itself, shared by cubind_cudnn_get_convolution_nd_forward_output_dim and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[183], 183, &cubind_unavailable);
@@ -3422,9 +9836,37 @@ cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConv
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    cubind_result = call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    if (cubind__trace_wanted(&cubind_call, names[183], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
+        cubind__trace_pointer(&cubind_call, "tensorOuputDimA", (uintptr_t)tensorOuputDimA);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
 
-cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
+/* The call itself, shared by cubind_cudnn_get_convolution_forward_algorithm_max_count and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[184], 184, &cubind_unavailable);
@@ -3437,9 +9879,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHand
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    cubind_result = call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    if (cubind__trace_wanted(&cubind_call, names[184], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_get_convolution_forward_algorithm_v7 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[185], 185, &cubind_unavailable);
@@ -3452,9 +9919,40 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t ha
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[185], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_find_convolution_forward_algorithm and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[186], 186, &cubind_unavailable);
@@ -3467,9 +9965,40 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t hand
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[186], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_find_convolution_forward_algorithm_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[187], 187, &cubind_unavailable);
@@ -3482,9 +10011,45 @@ cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind_result = call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[187], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer);
 
-cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
+/* The call itself, shared by cubind_cudnn_im2_col and its traced path. */
+static inline cudnnStatus_t call_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[188], 188, &cubind_unavailable);
@@ -3497,9 +10062,38 @@ cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    cubind_result = call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    if (cubind__trace_wanted(&cubind_call, names[188], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "colBuffer", (uintptr_t)colBuffer);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData);
 
-cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
+/* The call itself, shared by cubind_cudnn_reorder_filter_and_bias and its traced path. */
+static inline cudnnStatus_t call_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[189], 189, &cubind_unavailable);
@@ -3512,9 +10106,40 @@ cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    cubind_result = call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    if (cubind__trace_wanted(&cubind_call, names[189], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
+        cubind__trace_pointer(&cubind_call, "filterData", (uintptr_t)filterData);
+        cubind__trace_pointer(&cubind_call, "reorderedFilterData", (uintptr_t)reorderedFilterData);
+        cubind__trace_signed(&cubind_call, "reorderBias", (long long)reorderBias);
+        cubind__trace_pointer(&cubind_call, "biasData", (uintptr_t)biasData);
+        cubind__trace_pointer(&cubind_call, "reorderedBiasData", (uintptr_t)reorderedBiasData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_convolution_forward_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[190], 190, &cubind_unavailable);
@@ -3527,9 +10152,39 @@ cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    cubind_result = call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[190], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_convolution_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[191], 191, &cubind_unavailable);
@@ -3542,9 +10197,45 @@ cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    cubind_result = call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[191], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
 
-cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
+/* The call itself, shared by cubind_cudnn_convolution_bias_activation_forward and its traced path. */
+static inline cudnnStatus_t call_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[192], 192, &cubind_unavailable);
@@ -3557,9 +10248,50 @@ cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t han
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    cubind_result = call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    if (cubind__trace_wanted(&cubind_call, names[192], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "alpha2", (uintptr_t)alpha2);
+        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
+        cubind__trace_pointer(&cubind_call, "z", (uintptr_t)z);
+        cubind__trace_pointer(&cubind_call, "biasDesc", (uintptr_t)biasDesc);
+        cubind__trace_pointer(&cubind_call, "bias", (uintptr_t)bias);
+        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
+        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_data_algorithm_max_count and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[193], 193, &cubind_unavailable);
@@ -3572,9 +10304,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    if (cubind__trace_wanted(&cubind_call, names[193], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_find_convolution_backward_data_algorithm and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[194], 194, &cubind_unavailable);
@@ -3587,9 +10344,40 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[194], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_find_convolution_backward_data_algorithm_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[195], 195, &cubind_unavailable);
@@ -3602,9 +10390,45 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHand
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[195], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_data_algorithm_v7 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[196], 196, &cubind_unavailable);
@@ -3617,9 +10441,40 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[196], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_data_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[197], 197, &cubind_unavailable);
@@ -3632,9 +10487,39 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHan
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    cubind_result = call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[197], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_43((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx);
 
-cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+/* The call itself, shared by cubind_cudnn_convolution_backward_data and its traced path. */
+static inline cudnnStatus_t call_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[198], 198, &cubind_unavailable);
@@ -3647,9 +10532,45 @@ cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    cubind_result = call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    if (cubind__trace_wanted(&cubind_call, names[198], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
+        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_43((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
+        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc);
 
-cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
+/* The call itself, shared by cubind_cudnn_get_folded_conv_backward_data_descriptors and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[199], 199, &cubind_unavailable);
@@ -3662,9 +10583,46 @@ cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    cubind_result = call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    if (cubind__trace_wanted(&cubind_call, names[199], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
+        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
+        cubind__trace_enum(&cubind_call, "transformFormat", trace_enum_6((long long)transformFormat), (long long)transformFormat);
+        cubind__trace_pointer(&cubind_call, "foldedFilterDesc", (uintptr_t)foldedFilterDesc);
+        cubind__trace_pointer(&cubind_call, "paddedDiffDesc", (uintptr_t)paddedDiffDesc);
+        cubind__trace_pointer(&cubind_call, "foldedConvDesc", (uintptr_t)foldedConvDesc);
+        cubind__trace_pointer(&cubind_call, "foldedGradDesc", (uintptr_t)foldedGradDesc);
+        cubind__trace_pointer(&cubind_call, "filterFoldTransDesc", (uintptr_t)filterFoldTransDesc);
+        cubind__trace_pointer(&cubind_call, "diffPadTransDesc", (uintptr_t)diffPadTransDesc);
+        cubind__trace_pointer(&cubind_call, "gradFoldTransDesc", (uintptr_t)gradFoldTransDesc);
+        cubind__trace_pointer(&cubind_call, "gradUnfoldTransDesc", (uintptr_t)gradUnfoldTransDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
 
-cudnnStatus_t cubind_cudnn_cnn_version_check(void)
+/* The call itself, shared by cubind_cudnn_cnn_version_check and its traced path. */
+static inline cudnnStatus_t call_cudnnCnnVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[200], 200, &cubind_unavailable);
@@ -3677,9 +10635,32 @@ cudnnStatus_t cubind_cudnn_cnn_version_check(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCnnVersionCheck(void)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCnnVersionCheck();
+    cubind_result = call_cudnnCnnVersionCheck();
+    if (cubind__trace_wanted(&cubind_call, names[200], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_cnn_version_check(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCnnVersionCheck();
+    return call_cudnnCnnVersionCheck();
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)(cudnnHandle_t handle, int *count);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_filter_algorithm_max_count and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[201], 201, &cubind_unavailable);
@@ -3692,9 +10673,34 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    if (cubind__trace_wanted(&cubind_call, names[201], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_find_convolution_backward_filter_algorithm and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[202], 202, &cubind_unavailable);
@@ -3707,9 +10713,40 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[202], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_find_convolution_backward_filter_algorithm_ex and its traced path. */
+static inline cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[203], 203, &cubind_unavailable);
@@ -3722,9 +10759,45 @@ cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[203], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
+        cubind__trace_pointer(&cubind_call, "dw", (uintptr_t)dw);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_filter_algorithm_v7 and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[204], 204, &cubind_unavailable);
@@ -3737,9 +10810,40 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHan
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind__trace_wanted(&cubind_call, names[204], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
+        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
+        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
+        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
 
-cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
+/* The call itself, shared by cubind_cudnn_get_convolution_backward_filter_workspace_size and its traced path. */
+static inline cudnnStatus_t call_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[205], 205, &cubind_unavailable);
@@ -3752,9 +10856,39 @@ cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnH
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    cubind_result = call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[205], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_44((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw);
 
-cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
+/* The call itself, shared by cubind_cudnn_convolution_backward_filter and its traced path. */
+static inline cudnnStatus_t call_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[206], 206, &cubind_unavailable);
@@ -3767,9 +10901,45 @@ cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    cubind_result = call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    if (cubind__trace_wanted(&cubind_call, names[206], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
+        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
+        cubind__trace_enum(&cubind_call, "algo", trace_enum_44((long long)algo), (long long)algo);
+        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
+        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
+        cubind__trace_pointer(&cubind_call, "dw", (uintptr_t)dw);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db);
 
-cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
+/* The call itself, shared by cubind_cudnn_convolution_backward_bias and its traced path. */
+static inline cudnnStatus_t call_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[207], 207, &cubind_unavailable);
@@ -3782,9 +10952,39 @@ cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    cubind_result = call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    if (cubind__trace_wanted(&cubind_call, names[207], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
+        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
+        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
+        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
+        cubind__trace_pointer(&cubind_call, "dbDesc", (uintptr_t)dbDesc);
+        cubind__trace_pointer(&cubind_call, "db", (uintptr_t)db);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops);
 
-cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
+/* The call itself, shared by cubind_cudnn_create_fused_ops_const_param_pack and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[208], 208, &cubind_unavailable);
@@ -3797,9 +10997,34 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstP
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    cubind_result = call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    if (cubind__trace_wanted(&cubind_call, names[208], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
+        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFusedOpsConstParamPack_t constPack);
 
-cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
+/* The call itself, shared by cubind_cudnn_destroy_fused_ops_const_param_pack and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[209], 209, &cubind_unavailable);
@@ -3812,9 +11037,33 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConst
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyFusedOpsConstParamPack(constPack);
+    cubind_result = call_cudnnDestroyFusedOpsConstParamPack(constPack);
+    if (cubind__trace_wanted(&cubind_call, names[209], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyFusedOpsConstParamPack(constPack);
+    return call_cudnnDestroyFusedOpsConstParamPack(constPack);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param);
 
-cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
+/* The call itself, shared by cubind_cudnn_set_fused_ops_const_param_pack_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[210], 210, &cubind_unavailable);
@@ -3827,9 +11076,35 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    cubind_result = call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    if (cubind__trace_wanted(&cubind_call, names[210], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
+        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
+        cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL);
 
-cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
+/* The call itself, shared by cubind_cudnn_get_fused_ops_const_param_pack_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[211], 211, &cubind_unavailable);
@@ -3842,9 +11117,36 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnF
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    cubind_result = call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    if (cubind__trace_wanted(&cubind_call, names[211], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
+        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
+        cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
+        cubind__trace_pointer(&cubind_call, "isNULL", (uintptr_t)isNULL);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops);
 
-cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
+/* The call itself, shared by cubind_cudnn_create_fused_ops_variant_param_pack and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[212], 212, &cubind_unavailable);
@@ -3857,9 +11159,34 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVari
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    cubind_result = call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    if (cubind__trace_wanted(&cubind_call, names[212], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
+        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFusedOpsVariantParamPack_t varPack);
 
-cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
+/* The call itself, shared by cubind_cudnn_destroy_fused_ops_variant_param_pack and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[213], 213, &cubind_unavailable);
@@ -3872,9 +11199,33 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVar
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    cubind_result = call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    if (cubind__trace_wanted(&cubind_call, names[213], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
 
-cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+/* The call itself, shared by cubind_cudnn_set_fused_ops_variant_param_pack_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[214], 214, &cubind_unavailable);
@@ -3887,9 +11238,35 @@ cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFused
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    cubind_result = call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[214], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
+        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr);
 
-cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+/* The call itself, shared by cubind_cudnn_get_fused_ops_variant_param_pack_attribute and its traced path. */
+static inline cudnnStatus_t call_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[215], 215, &cubind_unavailable);
@@ -3902,9 +11279,35 @@ cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    cubind_result = call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[215], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
+        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops);
 
-cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
+/* The call itself, shared by cubind_cudnn_create_fused_ops_plan and its traced path. */
+static inline cudnnStatus_t call_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[216], 216, &cubind_unavailable);
@@ -3917,9 +11320,34 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnCreateFusedOpsPlan(plan, ops);
+    cubind_result = call_cudnnCreateFusedOpsPlan(plan, ops);
+    if (cubind__trace_wanted(&cubind_call, names[216], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnCreateFusedOpsPlan(plan, ops);
+    return call_cudnnCreateFusedOpsPlan(plan, ops);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t plan);
 
-cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
+/* The call itself, shared by cubind_cudnn_destroy_fused_ops_plan and its traced path. */
+static inline cudnnStatus_t call_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[217], 217, &cubind_unavailable);
@@ -3932,9 +11360,33 @@ cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnDestroyFusedOpsPlan(plan);
+    cubind_result = call_cudnnDestroyFusedOpsPlan(plan);
+    if (cubind__trace_wanted(&cubind_call, names[217], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnDestroyFusedOpsPlan(plan);
+    return call_cudnnDestroyFusedOpsPlan(plan);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
 
-cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
+/* The call itself, shared by cubind_cudnn_make_fused_ops_plan and its traced path. */
+static inline cudnnStatus_t call_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[218], 218, &cubind_unavailable);
@@ -3947,9 +11399,36 @@ cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedO
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    cubind_result = call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    if (cubind__trace_wanted(&cubind_call, names[218], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
+        cubind__trace_pointer(&cubind_call, "workspaceSizeInBytes", (uintptr_t)workspaceSizeInBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+}
+
 typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
 
-cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
+/* The call itself, shared by cubind_cudnn_fused_ops_execute and its traced path. */
+static inline cudnnStatus_t call_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__symbol(&cubind__cudnn_symbols, &slots[219], 219, &cubind_unavailable);
@@ -3960,4 +11439,29 @@ cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFu
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
         cubind__status_error(&cubind__cudnn_symbols, 219, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudnnStatus_t traced_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
+{
+    cubind__trace_call cubind_call;
+    cudnnStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
+        return call_cudnnFusedOpsExecute(handle, plan, varPack);
+    cubind_result = call_cudnnFusedOpsExecute(handle, plan, varPack);
+    if (cubind__trace_wanted(&cubind_call, names[219], cubind_result != CUDNN_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudnnFusedOpsExecute(handle, plan, varPack);
+    return call_cudnnFusedOpsExecute(handle, plan, varPack);
 }

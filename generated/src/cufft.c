@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/cufft.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 56
 
@@ -195,9 +198,153 @@ const cubind__symbol_table cubind__cufft_symbols = {
     CUBIND_LIB_CUFFT, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cufftType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 42: return "CUFFT_R2C";
+    case 44: return "CUFFT_C2R";
+    case 41: return "CUFFT_C2C";
+    case 106: return "CUFFT_D2Z";
+    case 108: return "CUFFT_Z2D";
+    case 105: return "CUFFT_Z2Z";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "MAJOR_VERSION";
+    case 1: return "MINOR_VERSION";
+    case 2: return "PATCH_LEVEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftProperty_t value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 1: return "NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT";
+    case 2: return "NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftXtSubFormat_t value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CUFFT_XT_FORMAT_INPUT";
+    case 1: return "CUFFT_XT_FORMAT_OUTPUT";
+    case 2: return "CUFFT_XT_FORMAT_INPLACE";
+    case 3: return "CUFFT_XT_FORMAT_INPLACE_SHUFFLED";
+    case 4: return "CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED";
+    case 5: return "CUFFT_XT_FORMAT_DISTRIBUTED_INPUT";
+    case 6: return "CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT";
+    case 7: return "CUFFT_FORMAT_UNDEFINED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftXtCopyType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 0: return "CUFFT_COPY_HOST_TO_DEVICE";
+    case 1: return "CUFFT_COPY_DEVICE_TO_HOST";
+    case 2: return "CUFFT_COPY_DEVICE_TO_DEVICE";
+    case 3: return "CUFFT_COPY_UNDEFINED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftXtQueryType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_5(long long value)
+{
+    switch (value) {
+    case 0: return "CUFFT_QUERY_1D_FACTORS";
+    case 1: return "CUFFT_QUERY_UNDEFINED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftXtCallbackType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_6(long long value)
+{
+    switch (value) {
+    case 0: return "CUFFT_CB_LD_COMPLEX";
+    case 1: return "CUFFT_CB_LD_COMPLEX_DOUBLE";
+    case 2: return "CUFFT_CB_LD_REAL";
+    case 3: return "CUFFT_CB_LD_REAL_DOUBLE";
+    case 4: return "CUFFT_CB_ST_COMPLEX";
+    case 5: return "CUFFT_CB_ST_COMPLEX_DOUBLE";
+    case 6: return "CUFFT_CB_ST_REAL";
+    case 7: return "CUFFT_CB_ST_REAL_DOUBLE";
+    case 8: return "CUFFT_CB_UNDEFINED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_7(long long value)
+{
+    switch (value) {
+    case 2: return "CUDA_R_16F";
+    case 6: return "CUDA_C_16F";
+    case 14: return "CUDA_R_16BF";
+    case 15: return "CUDA_C_16BF";
+    case 0: return "CUDA_R_32F";
+    case 4: return "CUDA_C_32F";
+    case 1: return "CUDA_R_64F";
+    case 5: return "CUDA_C_64F";
+    case 16: return "CUDA_R_4I";
+    case 17: return "CUDA_C_4I";
+    case 18: return "CUDA_R_4U";
+    case 19: return "CUDA_C_4U";
+    case 3: return "CUDA_R_8I";
+    case 7: return "CUDA_C_8I";
+    case 8: return "CUDA_R_8U";
+    case 9: return "CUDA_C_8U";
+    case 20: return "CUDA_R_16I";
+    case 21: return "CUDA_C_16I";
+    case 22: return "CUDA_R_16U";
+    case 23: return "CUDA_C_16U";
+    case 10: return "CUDA_R_32I";
+    case 11: return "CUDA_C_32I";
+    case 12: return "CUDA_R_32U";
+    case 13: return "CUDA_C_32U";
+    case 24: return "CUDA_R_64I";
+    case 25: return "CUDA_C_64I";
+    case 26: return "CUDA_R_64U";
+    case 27: return "CUDA_C_64U";
+    case 28: return "CUDA_R_8F_E4M3";
+    case 29: return "CUDA_R_8F_E5M2";
+    case 30: return "CUDA_R_8F_UE8M0";
+    case 31: return "CUDA_R_6F_E2M3";
+    case 32: return "CUDA_R_6F_E3M2";
+    case 33: return "CUDA_R_4F_E2M1";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cufftXtWorkAreaPolicy_t value, NULL when it is none of the constants. */
+static const char *trace_enum_8(long long value)
+{
+    switch (value) {
+    case 0: return "CUFFT_WORKAREA_MINIMAL";
+    case 1: return "CUFFT_WORKAREA_USER";
+    case 2: return "CUFFT_WORKAREA_PERFORMANCE";
+    default: return NULL;
+    }
+}
+
 typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
 
-cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+/* The call itself, shared by cubind_cufft_plan1d and its traced path. */
+static inline cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[0], 0, &cubind_unavailable);
@@ -210,9 +357,36 @@ cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int b
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftPlan1d(plan, nx, type, batch);
+    cubind_result = call_cufftPlan1d(plan, nx, type, batch);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftPlan1d(plan, nx, type, batch);
+    return call_cufftPlan1d(plan, nx, type, batch);
+}
+
 typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
 
-cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+/* The call itself, shared by cubind_cufft_plan2d and its traced path. */
+static inline cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[1], 1, &cubind_unavailable);
@@ -225,9 +399,36 @@ cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType typ
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftPlan2d(plan, nx, ny, type);
+    cubind_result = call_cufftPlan2d(plan, nx, ny, type);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftPlan2d(plan, nx, ny, type);
+    return call_cufftPlan2d(plan, nx, ny, type);
+}
+
 typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
 
-cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+/* The call itself, shared by cubind_cufft_plan3d and its traced path. */
+static inline cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[2], 2, &cubind_unavailable);
@@ -240,9 +441,37 @@ cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufft
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftPlan3d(plan, nx, ny, nz, type);
+    cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftPlan3d(plan, nx, ny, nz, type);
+    return call_cufftPlan3d(plan, nx, ny, nz, type);
+}
+
 typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
 
-cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+/* The call itself, shared by cubind_cufft_plan_many and its traced path. */
+static inline cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[3], 3, &cubind_unavailable);
@@ -255,9 +484,43 @@ cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *ine
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+
 typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
 
-cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_make_plan1d and its traced path. */
+static inline cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[4], 4, &cubind_unavailable);
@@ -270,9 +533,37 @@ cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, i
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_make_plan2d and its traced path. */
+static inline cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[5], 5, &cubind_unavailable);
@@ -285,9 +576,37 @@ cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_make_plan3d and its traced path. */
+static inline cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[6], 6, &cubind_unavailable);
@@ -300,9 +619,38 @@ cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
-cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_make_plan_many and its traced path. */
+static inline cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[7], 7, &cubind_unavailable);
@@ -315,9 +663,44 @@ cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
-cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_make_plan_many64 and its traced path. */
+static inline cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[8], 8, &cubind_unavailable);
@@ -330,9 +713,44 @@ cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
-cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_get_size_many64 and its traced path. */
+static inline cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[9], 9, &cubind_unavailable);
@@ -345,9 +763,44 @@ cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
 
-cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_estimate1d and its traced path. */
+static inline cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[10], 10, &cubind_unavailable);
@@ -360,9 +813,36 @@ cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *w
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftEstimate1d(nx, type, batch, workSize);
+    cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftEstimate1d(nx, type, batch, workSize);
+    return call_cufftEstimate1d(nx, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_estimate2d and its traced path. */
+static inline cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[11], 11, &cubind_unavailable);
@@ -375,9 +855,36 @@ cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *work
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftEstimate2d(nx, ny, type, workSize);
+    cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftEstimate2d(nx, ny, type, workSize);
+    return call_cufftEstimate2d(nx, ny, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_estimate3d and its traced path. */
+static inline cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[12], 12, &cubind_unavailable);
@@ -390,9 +897,37 @@ cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftEstimate3d(nx, ny, nz, type, workSize);
+    return call_cufftEstimate3d(nx, ny, nz, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
-cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_estimate_many and its traced path. */
+static inline cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[13], 13, &cubind_unavailable);
@@ -405,9 +940,43 @@ cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
 
-cufftResult cubind_cufft_create(cufftHandle *handle)
+/* The call itself, shared by cubind_cufft_create and its traced path. */
+static inline cufftResult call_cufftCreate(cufftHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__symbol(&cubind__cufft_symbols, &slots[14], 14, &cubind_unavailable);
@@ -420,9 +989,33 @@ cufftResult cubind_cufft_create(cufftHandle *handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftCreate(handle);
+    cubind_result = call_cufftCreate(handle);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_create(cufftHandle *handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftCreate(handle);
+    return call_cufftCreate(handle);
+}
+
 typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
 
-cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+/* The call itself, shared by cubind_cufft_get_size1d and its traced path. */
+static inline cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[15], 15, &cubind_unavailable);
@@ -435,9 +1028,37 @@ cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSize1d(handle, nx, type, batch, workSize);
+    return call_cufftGetSize1d(handle, nx, type, batch, workSize);
+}
+
 typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_get_size2d and its traced path. */
+static inline cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[16], 16, &cubind_unavailable);
@@ -450,9 +1071,37 @@ cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftTyp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSize2d(handle, nx, ny, type, workSize);
+    return call_cufftGetSize2d(handle, nx, ny, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* The call itself, shared by cubind_cufft_get_size3d and its traced path. */
+static inline cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[17], 17, &cubind_unavailable);
@@ -465,9 +1114,38 @@ cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
+        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
+        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+}
+
 typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
 
-cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+/* The call itself, shared by cubind_cufft_get_size_many and its traced path. */
+static inline cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[18], 18, &cubind_unavailable);
@@ -480,9 +1158,44 @@ cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+}
+
 typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
 
-cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
+/* The call itself, shared by cubind_cufft_get_size and its traced path. */
+static inline cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[19], 19, &cubind_unavailable);
@@ -495,9 +1208,34 @@ cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetSize(handle, workSize);
+    cubind_result = call_cufftGetSize(handle, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetSize(handle, workSize);
+    return call_cufftGetSize(handle, workSize);
+}
+
 typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
 
-cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
+/* The call itself, shared by cubind_cufft_set_work_area and its traced path. */
+static inline cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[20], 20, &cubind_unavailable);
@@ -510,9 +1248,34 @@ cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *workArea)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftSetWorkArea(plan, workArea);
+    cubind_result = call_cufftSetWorkArea(plan, workArea);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftSetWorkArea(plan, workArea);
+    return call_cufftSetWorkArea(plan, workArea);
+}
+
 typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
 
-cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
+/* The call itself, shared by cubind_cufft_set_auto_allocation and its traced path. */
+static inline cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__symbol(&cubind__cufft_symbols, &slots[21], 21, &cubind_unavailable);
@@ -525,9 +1288,34 @@ cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftSetAutoAllocation(plan, autoAllocate);
+    cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "autoAllocate", (long long)autoAllocate);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftSetAutoAllocation(plan, autoAllocate);
+    return call_cufftSetAutoAllocation(plan, autoAllocate);
+}
+
 typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
 
-cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+/* The call itself, shared by cubind_cufft_exec_c2c and its traced path. */
+static inline cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[22], 22, &cubind_unavailable);
@@ -540,9 +1328,36 @@ cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftCo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecC2C(plan, idata, odata, direction);
+    cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecC2C(plan, idata, odata, direction);
+    return call_cufftExecC2C(plan, idata, odata, direction);
+}
+
 typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
 
-cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+/* The call itself, shared by cubind_cufft_exec_r2c and its traced path. */
+static inline cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[23], 23, &cubind_unavailable);
@@ -555,9 +1370,35 @@ cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftCompl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecR2C(plan, idata, odata);
+    cubind_result = call_cufftExecR2C(plan, idata, odata);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecR2C(plan, idata, odata);
+    return call_cufftExecR2C(plan, idata, odata);
+}
+
 typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
 
-cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+/* The call itself, shared by cubind_cufft_exec_c2r and its traced path. */
+static inline cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[24], 24, &cubind_unavailable);
@@ -570,9 +1411,35 @@ cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftRe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecC2R(plan, idata, odata);
+    cubind_result = call_cufftExecC2R(plan, idata, odata);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecC2R(plan, idata, odata);
+    return call_cufftExecC2R(plan, idata, odata);
+}
+
 typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
 
-cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+/* The call itself, shared by cubind_cufft_exec_z2z and its traced path. */
+static inline cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[25], 25, &cubind_unavailable);
@@ -585,9 +1452,36 @@ cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecZ2Z(plan, idata, odata, direction);
+    cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecZ2Z(plan, idata, odata, direction);
+    return call_cufftExecZ2Z(plan, idata, odata, direction);
+}
+
 typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
 
-cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+/* The call itself, shared by cubind_cufft_exec_d2z and its traced path. */
+static inline cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[26], 26, &cubind_unavailable);
@@ -600,9 +1494,35 @@ cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cuff
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecD2Z(plan, idata, odata);
+    cubind_result = call_cufftExecD2Z(plan, idata, odata);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecD2Z(plan, idata, odata);
+    return call_cufftExecD2Z(plan, idata, odata);
+}
+
 typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
 
-cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+/* The call itself, shared by cubind_cufft_exec_z2d and its traced path. */
+static inline cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[27], 27, &cubind_unavailable);
@@ -615,9 +1535,35 @@ cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftExecZ2D(plan, idata, odata);
+    cubind_result = call_cufftExecZ2D(plan, idata, odata);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
+        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftExecZ2D(plan, idata, odata);
+    return call_cufftExecZ2D(plan, idata, odata);
+}
+
 typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
 
-cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
+/* The call itself, shared by cubind_cufft_set_stream and its traced path. */
+static inline cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__symbol(&cubind__cufft_symbols, &slots[28], 28, &cubind_unavailable);
@@ -630,9 +1576,34 @@ cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftSetStream(plan, stream);
+    cubind_result = call_cufftSetStream(plan, stream);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftSetStream(plan, stream);
+    return call_cufftSetStream(plan, stream);
+}
+
 typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
 
-cufftResult cubind_cufft_destroy(cufftHandle plan)
+/* The call itself, shared by cubind_cufft_destroy and its traced path. */
+static inline cufftResult call_cufftDestroy(cufftHandle plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[29], 29, &cubind_unavailable);
@@ -645,9 +1616,33 @@ cufftResult cubind_cufft_destroy(cufftHandle plan)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftDestroy(plan);
+    cubind_result = call_cufftDestroy(plan);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_destroy(cufftHandle plan)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftDestroy(plan);
+    return call_cufftDestroy(plan);
+}
+
 typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
 
-cufftResult cubind_cufft_get_version(int *version)
+/* The call itself, shared by cubind_cufft_get_version and its traced path. */
+static inline cufftResult call_cufftGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__symbol(&cubind__cufft_symbols, &slots[30], 30, &cubind_unavailable);
@@ -660,9 +1655,33 @@ cufftResult cubind_cufft_get_version(int *version)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetVersion(version);
+    cubind_result = call_cufftGetVersion(version);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_version(int *version)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetVersion(version);
+    return call_cufftGetVersion(version);
+}
+
 typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
 
-cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
+/* The call itself, shared by cubind_cufft_get_property and its traced path. */
+static inline cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[31], 31, &cubind_unavailable);
@@ -675,9 +1694,34 @@ cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type, int *value)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetProperty(type, value);
+    cubind_result = call_cufftGetProperty(type, value);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetProperty(type, value);
+    return call_cufftGetProperty(type, value);
+}
+
 typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
 
-cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+/* The call itself, shared by cubind_cufft_set_plan_property_int64 and its traced path. */
+static inline cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[32], 32, &cubind_unavailable);
@@ -690,9 +1734,35 @@ cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
+        cubind__trace_signed(&cubind_call, "inputValueInt", (long long)inputValueInt);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+}
+
 typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
 
-cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+/* The call itself, shared by cubind_cufft_get_plan_property_int64 and its traced path. */
+static inline cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[33], 33, &cubind_unavailable);
@@ -705,9 +1775,35 @@ cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
+        cubind__trace_pointer(&cubind_call, "returnPtrValue", (uintptr_t)returnPtrValue);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+}
+
 typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
 
-cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
+/* The call itself, shared by cubind_cufft_reset_plan_property and its traced path. */
+static inline cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[34], 34, &cubind_unavailable);
@@ -720,9 +1816,34 @@ cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty pro
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftResetPlanProperty(plan, property);
+    cubind_result = call_cufftResetPlanProperty(plan, property);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftResetPlanProperty(plan, property);
+    return call_cufftResetPlanProperty(plan, property);
+}
+
 typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
 
-cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
+/* The call itself, shared by cubind_cufft_xt_set_gpus and its traced path. */
+static inline cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__symbol(&cubind__cufft_symbols, &slots[35], 35, &cubind_unavailable);
@@ -735,9 +1856,35 @@ cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGP
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
+        cubind__trace_signed(&cubind_call, "nGPUs", (long long)nGPUs);
+        cubind__trace_pointer(&cubind_call, "whichGPUs", (uintptr_t)whichGPUs);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+}
+
 typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
 
-cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+/* The call itself, shared by cubind_cufft_xt_malloc and its traced path. */
+static inline cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__symbol(&cubind__cufft_symbols, &slots[36], 36, &cubind_unavailable);
@@ -750,9 +1897,35 @@ cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtMalloc(plan, descriptor, format);
+    cubind_result = call_cufftXtMalloc(plan, descriptor, format);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_3((long long)format), (long long)format);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtMalloc(plan, descriptor, format);
+    return call_cufftXtMalloc(plan, descriptor, format);
+}
+
 typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
 
-cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+/* The call itself, shared by cubind_cufft_xt_memcpy and its traced path. */
+static inline cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[37], 37, &cubind_unavailable);
@@ -765,9 +1938,36 @@ cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *src
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "dstPointer", (uintptr_t)dstPointer);
+        cubind__trace_pointer(&cubind_call, "srcPointer", (uintptr_t)srcPointer);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_4((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+}
+
 typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
 
-cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
+/* The call itself, shared by cubind_cufft_xt_free and its traced path. */
+static inline cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__symbol(&cubind__cufft_symbols, &slots[38], 38, &cubind_unavailable);
@@ -780,9 +1980,33 @@ cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtFree(descriptor);
+    cubind_result = call_cufftXtFree(descriptor);
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtFree(descriptor);
+    return call_cufftXtFree(descriptor);
+}
+
 typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
 
-cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
+/* The call itself, shared by cubind_cufft_xt_set_work_area and its traced path. */
+static inline cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[39], 39, &cubind_unavailable);
@@ -795,9 +2019,34 @@ cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetWorkArea(plan, workArea);
+    cubind_result = call_cufftXtSetWorkArea(plan, workArea);
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetWorkArea(plan, workArea);
+    return call_cufftXtSetWorkArea(plan, workArea);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_c2c and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[40], 40, &cubind_unavailable);
@@ -810,9 +2059,36 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_r2c and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[41], 41, &cubind_unavailable);
@@ -825,9 +2101,35 @@ cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorR2C(plan, input, output);
+    cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
+    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorR2C(plan, input, output);
+    return call_cufftXtExecDescriptorR2C(plan, input, output);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_c2r and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[42], 42, &cubind_unavailable);
@@ -840,9 +2142,35 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorC2R(plan, input, output);
+    cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
+    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorC2R(plan, input, output);
+    return call_cufftXtExecDescriptorC2R(plan, input, output);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_z2z and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[43], 43, &cubind_unavailable);
@@ -855,9 +2183,36 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_d2z and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[44], 44, &cubind_unavailable);
@@ -870,9 +2225,35 @@ cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorD2Z(plan, input, output);
+    cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
+    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorD2Z(plan, input, output);
+    return call_cufftXtExecDescriptorD2Z(plan, input, output);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor_z2d and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[45], 45, &cubind_unavailable);
@@ -885,9 +2266,35 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptorZ2D(plan, input, output);
+    cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
+    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptorZ2D(plan, input, output);
+    return call_cufftXtExecDescriptorZ2D(plan, input, output);
+}
+
 typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
 
-cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+/* The call itself, shared by cubind_cufft_xt_query_plan and its traced path. */
+static inline cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__symbol(&cubind__cufft_symbols, &slots[46], 46, &cubind_unavailable);
@@ -900,9 +2307,35 @@ cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cuff
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "queryStruct", (uintptr_t)queryStruct);
+        cubind__trace_enum(&cubind_call, "queryType", trace_enum_5((long long)queryType), (long long)queryType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtQueryPlan(plan, queryStruct, queryType);
+    return call_cufftXtQueryPlan(plan, queryStruct, queryType);
+}
+
 typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
 
-cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+/* The call itself, shared by cubind_cufft_xt_set_callback and its traced path. */
+static inline cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[47], 47, &cubind_unavailable);
@@ -915,9 +2348,36 @@ cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "callback_routine", (uintptr_t)callback_routine);
+        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
+        cubind__trace_pointer(&cubind_call, "caller_info", (uintptr_t)caller_info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+}
+
 typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
 
-cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
+/* The call itself, shared by cubind_cufft_xt_clear_callback and its traced path. */
+static inline cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[48], 48, &cubind_unavailable);
@@ -930,9 +2390,34 @@ cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtClearCallback(plan, cbType);
+    cubind_result = call_cufftXtClearCallback(plan, cbType);
+    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtClearCallback(plan, cbType);
+    return call_cufftXtClearCallback(plan, cbType);
+}
+
 typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
 
-cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+/* The call itself, shared by cubind_cufft_xt_set_callback_shared_size and its traced path. */
+static inline cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[49], 49, &cubind_unavailable);
@@ -945,9 +2430,35 @@ cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
+        cubind__trace_unsigned(&cubind_call, "sharedSize", (unsigned long long)sharedSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+}
+
 typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
 
-cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+/* The call itself, shared by cubind_cufft_xt_set_jit_callback and its traced path. */
+static inline cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[50], 50, &cubind_unavailable);
@@ -960,9 +2471,38 @@ cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (cubind__trace_wanted(&cubind_call, names[50], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "lto_callback_symbol_name", (uintptr_t)lto_callback_symbol_name);
+        cubind__trace_pointer(&cubind_call, "lto_callback_fatbin", (uintptr_t)lto_callback_fatbin);
+        cubind__trace_unsigned(&cubind_call, "lto_callback_fatbin_size", (unsigned long long)lto_callback_fatbin_size);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_6((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "caller_info", (uintptr_t)caller_info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+}
+
 typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
-cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* The call itself, shared by cubind_cufft_xt_make_plan_many and its traced path. */
+static inline cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[51], 51, &cubind_unavailable);
@@ -975,9 +2515,46 @@ cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind__trace_wanted(&cubind_call, names[51], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_enum(&cubind_call, "inputtype", trace_enum_7((long long)inputtype), (long long)inputtype);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "outputtype", trace_enum_7((long long)outputtype), (long long)outputtype);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_enum(&cubind_call, "executiontype", trace_enum_7((long long)executiontype), (long long)executiontype);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+}
+
 typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
-cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* The call itself, shared by cubind_cufft_xt_get_size_many and its traced path. */
+static inline cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[52], 52, &cubind_unavailable);
@@ -990,9 +2567,46 @@ cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind__trace_wanted(&cubind_call, names[52], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
+        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
+        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
+        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
+        cubind__trace_enum(&cubind_call, "inputtype", trace_enum_7((long long)inputtype), (long long)inputtype);
+        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
+        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
+        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
+        cubind__trace_enum(&cubind_call, "outputtype", trace_enum_7((long long)outputtype), (long long)outputtype);
+        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_enum(&cubind_call, "executiontype", trace_enum_7((long long)executiontype), (long long)executiontype);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+}
+
 typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
 
-cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
+/* The call itself, shared by cubind_cufft_xt_exec and its traced path. */
+static inline cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__symbol(&cubind__cufft_symbols, &slots[53], 53, &cubind_unavailable);
@@ -1005,9 +2619,36 @@ cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, in
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExec(plan, input, output, direction);
+    cubind_result = call_cufftXtExec(plan, input, output, direction);
+    if (cubind__trace_wanted(&cubind_call, names[53], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExec(plan, input, output, direction);
+    return call_cufftXtExec(plan, input, output, direction);
+}
+
 typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* The call itself, shared by cubind_cufft_xt_exec_descriptor and its traced path. */
+static inline cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__symbol(&cubind__cufft_symbols, &slots[54], 54, &cubind_unavailable);
@@ -1020,9 +2661,36 @@ cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *inp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtExecDescriptor(plan, input, output, direction);
+    cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
+    if (cubind__trace_wanted(&cubind_call, names[54], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
+        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtExecDescriptor(plan, input, output, direction);
+    return call_cufftXtExecDescriptor(plan, input, output, direction);
+}
+
 typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
 
-cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+/* The call itself, shared by cubind_cufft_xt_set_work_area_policy and its traced path. */
+static inline cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[55], 55, &cubind_unavailable);
@@ -1033,4 +2701,29 @@ cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAr
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
         cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+{
+    cubind__trace_call cubind_call;
+    cufftResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
+        return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    if (cubind__trace_wanted(&cubind_call, names[55], cubind_result != CUFFT_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
+        cubind__trace_enum(&cubind_call, "policy", trace_enum_8((long long)policy), (long long)policy);
+        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/curand.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 29
 
@@ -114,9 +117,89 @@ const cubind__symbol_table cubind__curand_symbols = {
     CUBIND_LIB_CURAND, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a curandRngType value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "CURAND_RNG_TEST";
+    case 100: return "CURAND_RNG_PSEUDO_DEFAULT";
+    case 101: return "CURAND_RNG_PSEUDO_XORWOW";
+    case 121: return "CURAND_RNG_PSEUDO_MRG32K3A";
+    case 141: return "CURAND_RNG_PSEUDO_MTGP32";
+    case 142: return "CURAND_RNG_PSEUDO_MT19937";
+    case 161: return "CURAND_RNG_PSEUDO_PHILOX4_32_10";
+    case 200: return "CURAND_RNG_QUASI_DEFAULT";
+    case 201: return "CURAND_RNG_QUASI_SOBOL32";
+    case 202: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
+    case 203: return "CURAND_RNG_QUASI_SOBOL64";
+    case 204: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "MAJOR_VERSION";
+    case 1: return "MINOR_VERSION";
+    case 2: return "PATCH_LEVEL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a curandOrdering value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 100: return "CURAND_ORDERING_PSEUDO_BEST";
+    case 101: return "CURAND_ORDERING_PSEUDO_DEFAULT";
+    case 102: return "CURAND_ORDERING_PSEUDO_SEEDED";
+    case 103: return "CURAND_ORDERING_PSEUDO_LEGACY";
+    case 104: return "CURAND_ORDERING_PSEUDO_DYNAMIC";
+    case 201: return "CURAND_ORDERING_QUASI_DEFAULT";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a curandMethod value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CURAND_CHOOSE_BEST";
+    case 1: return "CURAND_ITR";
+    case 2: return "CURAND_KNUTH";
+    case 3: return "CURAND_HITR";
+    case 4: return "CURAND_M1";
+    case 5: return "CURAND_M2";
+    case 6: return "CURAND_BINARY_SEARCH";
+    case 7: return "CURAND_DISCRETE_GAUSS";
+    case 8: return "CURAND_REJECTION";
+    case 9: return "CURAND_DEVICE_API";
+    case 10: return "CURAND_FAST_REJECTION";
+    case 11: return "CURAND_3RD";
+    case 12: return "CURAND_DEFINITION";
+    case 13: return "CURAND_POISSON";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a curandDirectionVectorSet value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 101: return "CURAND_DIRECTION_VECTORS_32_JOEKUO6";
+    case 102: return "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6";
+    case 103: return "CURAND_DIRECTION_VECTORS_64_JOEKUO6";
+    case 104: return "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6";
+    default: return NULL;
+    }
+}
+
 typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
 
-curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
+/* The call itself, shared by cubind_curand_create_generator and its traced path. */
+static inline curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[0], 0, &cubind_unavailable);
@@ -129,9 +212,34 @@ curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, cura
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandCreateGenerator(generator, rng_type);
+    cubind_result = call_curandCreateGenerator(generator, rng_type);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandCreateGenerator(generator, rng_type);
+    return call_curandCreateGenerator(generator, rng_type);
+}
+
 typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
 
-curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
+/* The call itself, shared by cubind_curand_create_generator_host and its traced path. */
+static inline curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__symbol(&cubind__curand_symbols, &slots[1], 1, &cubind_unavailable);
@@ -144,9 +252,34 @@ curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandCreateGeneratorHost(generator, rng_type);
+    cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandCreateGeneratorHost(generator, rng_type);
+    return call_curandCreateGeneratorHost(generator, rng_type);
+}
+
 typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
 
-curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
+/* The call itself, shared by cubind_curand_destroy_generator and its traced path. */
+static inline curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[2], 2, &cubind_unavailable);
@@ -159,9 +292,33 @@ curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_t generator)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandDestroyGenerator(generator);
+    cubind_result = call_curandDestroyGenerator(generator);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandDestroyGenerator(generator);
+    return call_curandDestroyGenerator(generator);
+}
+
 typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
 
-curandStatus_t cubind_curand_get_version(int *version)
+/* The call itself, shared by cubind_curand_get_version and its traced path. */
+static inline curandStatus_t call_curandGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__symbol(&cubind__curand_symbols, &slots[3], 3, &cubind_unavailable);
@@ -174,9 +331,33 @@ curandStatus_t cubind_curand_get_version(int *version)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetVersion(version);
+    cubind_result = call_curandGetVersion(version);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_version(int *version)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetVersion(version);
+    return call_curandGetVersion(version);
+}
+
 typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
 
-curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
+/* The call itself, shared by cubind_curand_get_property and its traced path. */
+static inline curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__symbol(&cubind__curand_symbols, &slots[4], 4, &cubind_unavailable);
@@ -189,9 +370,34 @@ curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType type, int *value)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetProperty(type, value);
+    cubind_result = call_curandGetProperty(type, value);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetProperty(type, value);
+    return call_curandGetProperty(type, value);
+}
+
 typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
 
-curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
+/* The call itself, shared by cubind_curand_set_stream and its traced path. */
+static inline curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__symbol(&cubind__curand_symbols, &slots[5], 5, &cubind_unavailable);
@@ -204,9 +410,34 @@ curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandSetStream(generator, stream);
+    cubind_result = call_curandSetStream(generator, stream);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandSetStream(generator, stream);
+    return call_curandSetStream(generator, stream);
+}
+
 typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
 
-curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
+/* The call itself, shared by cubind_curand_set_pseudo_random_generator_seed and its traced path. */
+static inline curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__symbol(&cubind__curand_symbols, &slots[6], 6, &cubind_unavailable);
@@ -219,9 +450,34 @@ curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+}
+
 typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
 
-curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
+/* The call itself, shared by cubind_curand_set_generator_offset and its traced path. */
+static inline curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__symbol(&cubind__curand_symbols, &slots[7], 7, &cubind_unavailable);
@@ -234,9 +490,34 @@ curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, u
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandSetGeneratorOffset(generator, offset);
+    cubind_result = call_curandSetGeneratorOffset(generator, offset);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandSetGeneratorOffset(generator, offset);
+    return call_curandSetGeneratorOffset(generator, offset);
+}
+
 typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
 
-curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
+/* The call itself, shared by cubind_curand_set_generator_ordering and its traced path. */
+static inline curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__symbol(&cubind__curand_symbols, &slots[8], 8, &cubind_unavailable);
@@ -249,9 +530,34 @@ curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandSetGeneratorOrdering(generator, order);
+    cubind_result = call_curandSetGeneratorOrdering(generator, order);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_enum(&cubind_call, "order", trace_enum_2((long long)order), (long long)order);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandSetGeneratorOrdering(generator, order);
+    return call_curandSetGeneratorOrdering(generator, order);
+}
+
 typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
 
-curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
+/* The call itself, shared by cubind_curand_set_quasi_random_generator_dimensions and its traced path. */
+static inline curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__symbol(&cubind__curand_symbols, &slots[9], 9, &cubind_unavailable);
@@ -264,9 +570,34 @@ curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_unsigned(&cubind_call, "num_dimensions", (unsigned long long)num_dimensions);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+}
+
 typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
 
-curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+/* The call itself, shared by cubind_curand_generate and its traced path. */
+static inline curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__symbol(&cubind__curand_symbols, &slots[10], 10, &cubind_unavailable);
@@ -279,9 +610,35 @@ curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerate(generator, outputPtr, num);
+    cubind_result = call_curandGenerate(generator, outputPtr, num);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerate(generator, outputPtr, num);
+    return call_curandGenerate(generator, outputPtr, num);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
 
-curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+/* The call itself, shared by cubind_curand_generate_long_long and its traced path. */
+static inline curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__symbol(&cubind__curand_symbols, &slots[11], 11, &cubind_unavailable);
@@ -294,9 +651,35 @@ curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateLongLong(generator, outputPtr, num);
+    cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateLongLong(generator, outputPtr, num);
+    return call_curandGenerateLongLong(generator, outputPtr, num);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
 
-curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
+/* The call itself, shared by cubind_curand_generate_uniform and its traced path. */
+static inline curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__symbol(&cubind__curand_symbols, &slots[12], 12, &cubind_unavailable);
@@ -309,9 +692,35 @@ curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateUniform(generator, outputPtr, num);
+    cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateUniform(generator, outputPtr, num);
+    return call_curandGenerateUniform(generator, outputPtr, num);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
 
-curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
+/* The call itself, shared by cubind_curand_generate_uniform_double and its traced path. */
+static inline curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[13], 13, &cubind_unavailable);
@@ -324,9 +733,35 @@ curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateUniformDouble(generator, outputPtr, num);
+    cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateUniformDouble(generator, outputPtr, num);
+    return call_curandGenerateUniformDouble(generator, outputPtr, num);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
-curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* The call itself, shared by cubind_curand_generate_normal and its traced path. */
+static inline curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[14], 14, &cubind_unavailable);
@@ -339,9 +774,37 @@ curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "mean", (double)mean);
+        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
-curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* The call itself, shared by cubind_curand_generate_normal_double and its traced path. */
+static inline curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[15], 15, &cubind_unavailable);
@@ -354,9 +817,37 @@ curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "mean", (double)mean);
+        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
-curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* The call itself, shared by cubind_curand_generate_log_normal and its traced path. */
+static inline curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[16], 16, &cubind_unavailable);
@@ -369,9 +860,37 @@ curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, fl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "mean", (double)mean);
+        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
-curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* The call itself, shared by cubind_curand_generate_log_normal_double and its traced path. */
+static inline curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[17], 17, &cubind_unavailable);
@@ -384,9 +903,37 @@ curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t genera
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "mean", (double)mean);
+        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+}
+
 typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
 
-curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+/* The call itself, shared by cubind_curand_create_poisson_distribution and its traced path. */
+static inline curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[18], 18, &cubind_unavailable);
@@ -399,9 +946,34 @@ curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
+        cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+}
+
 typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
 
-curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
+/* The call itself, shared by cubind_curand_destroy_distribution and its traced path. */
+static inline curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[19], 19, &cubind_unavailable);
@@ -414,9 +986,33 @@ curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandDestroyDistribution(discrete_distribution);
+    cubind_result = call_curandDestroyDistribution(discrete_distribution);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandDestroyDistribution(discrete_distribution);
+    return call_curandDestroyDistribution(discrete_distribution);
+}
+
 typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
 
-curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+/* The call itself, shared by cubind_curand_generate_poisson and its traced path. */
+static inline curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__symbol(&cubind__curand_symbols, &slots[20], 20, &cubind_unavailable);
@@ -429,9 +1025,36 @@ curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+}
+
 typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
 
-curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+/* The call itself, shared by cubind_curand_generate_poisson_method and its traced path. */
+static inline curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[21], 21, &cubind_unavailable);
@@ -444,9 +1067,37 @@ curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
+        cubind__trace_enum(&cubind_call, "method", trace_enum_3((long long)method), (long long)method);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
 
-curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+/* The call itself, shared by cubind_curand_generate_binomial and its traced path. */
+static inline curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__symbol(&cubind__curand_symbols, &slots[22], 22, &cubind_unavailable);
@@ -459,9 +1110,37 @@ curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "p", (double)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
 
-curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+/* The call itself, shared by cubind_curand_generate_binomial_method and its traced path. */
+static inline curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[23], 23, &cubind_unavailable);
@@ -474,9 +1153,38 @@ curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generato
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
+        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
+        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
+        cubind__trace_floating(&cubind_call, "p", (double)p);
+        cubind__trace_enum(&cubind_call, "method", trace_enum_3((long long)method), (long long)method);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+}
+
 typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
 
-curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
+/* The call itself, shared by cubind_curand_generate_seeds and its traced path. */
+static inline curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__symbol(&cubind__curand_symbols, &slots[24], 24, &cubind_unavailable);
@@ -489,9 +1197,33 @@ curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t generator)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGenerateSeeds(generator);
+    cubind_result = call_curandGenerateSeeds(generator);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGenerateSeeds(generator);
+    return call_curandGenerateSeeds(generator);
+}
+
 typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
 
-curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+/* The call itself, shared by cubind_curand_get_direction_vectors32 and its traced path. */
+static inline curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__symbol(&cubind__curand_symbols, &slots[25], 25, &cubind_unavailable);
@@ -504,9 +1236,34 @@ curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetDirectionVectors32(vectors, set);
+    cubind_result = call_curandGetDirectionVectors32(vectors, set);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
+        cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetDirectionVectors32(vectors, set);
+    return call_curandGetDirectionVectors32(vectors, set);
+}
+
 typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
 
-curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
+/* The call itself, shared by cubind_curand_get_scramble_constants32 and its traced path. */
+static inline curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__symbol(&cubind__curand_symbols, &slots[26], 26, &cubind_unavailable);
@@ -519,9 +1276,33 @@ curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned int **constants)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetScrambleConstants32(constants);
+    cubind_result = call_curandGetScrambleConstants32(constants);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetScrambleConstants32(constants);
+    return call_curandGetScrambleConstants32(constants);
+}
+
 typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
 
-curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+/* The call itself, shared by cubind_curand_get_direction_vectors64 and its traced path. */
+static inline curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__symbol(&cubind__curand_symbols, &slots[27], 27, &cubind_unavailable);
@@ -534,9 +1315,34 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetDirectionVectors64(vectors, set);
+    cubind_result = call_curandGetDirectionVectors64(vectors, set);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
+        cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetDirectionVectors64(vectors, set);
+    return call_curandGetDirectionVectors64(vectors, set);
+}
+
 typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
 
-curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
+/* The call itself, shared by cubind_curand_get_scramble_constants64 and its traced path. */
+static inline curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__symbol(&cubind__curand_symbols, &slots[28], 28, &cubind_unavailable);
@@ -547,4 +1353,27 @@ curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **const
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
         cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned long long **constants)
+{
+    cubind__trace_call cubind_call;
+    curandStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
+        return call_curandGetScrambleConstants64(constants);
+    cubind_result = call_curandGetScrambleConstants64(constants);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CURAND_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_curandGetScrambleConstants64(constants);
+    return call_curandGetScrambleConstants64(constants);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/cusolverMg.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 19
 
@@ -84,9 +87,95 @@ const cubind__symbol_table cubind__cusolverMg_symbols = {
     CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cusolverMgGridMapping_t value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 1: return "CUDALIBMG_GRID_MAPPING_ROW_MAJOR";
+    case 0: return "CUDALIBMG_GRID_MAPPING_COL_MAJOR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 2: return "CUDA_R_16F";
+    case 6: return "CUDA_C_16F";
+    case 14: return "CUDA_R_16BF";
+    case 15: return "CUDA_C_16BF";
+    case 0: return "CUDA_R_32F";
+    case 4: return "CUDA_C_32F";
+    case 1: return "CUDA_R_64F";
+    case 5: return "CUDA_C_64F";
+    case 16: return "CUDA_R_4I";
+    case 17: return "CUDA_C_4I";
+    case 18: return "CUDA_R_4U";
+    case 19: return "CUDA_C_4U";
+    case 3: return "CUDA_R_8I";
+    case 7: return "CUDA_C_8I";
+    case 8: return "CUDA_R_8U";
+    case 9: return "CUDA_C_8U";
+    case 20: return "CUDA_R_16I";
+    case 21: return "CUDA_C_16I";
+    case 22: return "CUDA_R_16U";
+    case 23: return "CUDA_C_16U";
+    case 10: return "CUDA_R_32I";
+    case 11: return "CUDA_C_32I";
+    case 12: return "CUDA_R_32U";
+    case 13: return "CUDA_C_32U";
+    case 24: return "CUDA_R_64I";
+    case 25: return "CUDA_C_64I";
+    case 26: return "CUDA_R_64U";
+    case 27: return "CUDA_C_64U";
+    case 28: return "CUDA_R_8F_E4M3";
+    case 29: return "CUDA_R_8F_E5M2";
+    case 30: return "CUDA_R_8F_UE8M0";
+    case 31: return "CUDA_R_6F_E2M3";
+    case 32: return "CUDA_R_6F_E3M2";
+    case 33: return "CUDA_R_4F_E2M1";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cusolverEigMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 0: return "CUSOLVER_EIG_MODE_NOVECTOR";
+    case 1: return "CUSOLVER_EIG_MODE_VECTOR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasFillMode_t value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLAS_FILL_MODE_LOWER";
+    case 1: return "CUBLAS_FILL_MODE_UPPER";
+    case 2: return "CUBLAS_FILL_MODE_FULL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cublasOperation_t value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 0: return "CUBLAS_OP_N";
+    case 1: return "CUBLAS_OP_T";
+    case 2: return "CUBLAS_OP_C";
+    case 3: return "CUBLAS_OP_CONJG";
+    default: return NULL;
+    }
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
 
-cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
+/* The call itself, shared by cubind_cusolverMg_create and its traced path. */
+static inline cusolverStatus_t call_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[0], 0, &cubind_unavailable);
@@ -99,9 +188,33 @@ cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *handle)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgCreate(handle);
+    cubind_result = call_cusolverMgCreate(handle);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgCreate(handle);
+    return call_cusolverMgCreate(handle);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t handle);
 
-cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
+/* The call itself, shared by cubind_cusolverMg_destroy and its traced path. */
+static inline cusolverStatus_t call_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[1], 1, &cubind_unavailable);
@@ -114,9 +227,33 @@ cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t handle)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgDestroy(handle);
+    cubind_result = call_cusolverMgDestroy(handle);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgDestroy(handle);
+    return call_cusolverMgDestroy(handle);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
 
-cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+/* The call itself, shared by cubind_cusolverMg_device_select and its traced path. */
+static inline cusolverStatus_t call_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[2], 2, &cubind_unavailable);
@@ -129,9 +266,35 @@ cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_signed(&cubind_call, "nbDevices", (long long)nbDevices);
+        cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
 
-cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+/* The call itself, shared by cubind_cusolverMg_create_device_grid and its traced path. */
+static inline cusolverStatus_t call_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[3], 3, &cubind_unavailable);
@@ -144,9 +307,37 @@ cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_signed(&cubind_call, "numRowDevices", (long long)numRowDevices);
+        cubind__trace_signed(&cubind_call, "numColDevices", (long long)numColDevices);
+        cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
+        cubind__trace_enum(&cubind_call, "mapping", trace_enum_0((long long)mapping), (long long)mapping);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t grid);
 
-cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
+/* The call itself, shared by cubind_cusolverMg_destroy_grid and its traced path. */
+static inline cusolverStatus_t call_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[4], 4, &cubind_unavailable);
@@ -159,9 +350,33 @@ cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgDestroyGrid(grid);
+    cubind_result = call_cusolverMgDestroyGrid(grid);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgDestroyGrid(grid);
+    return call_cusolverMgDestroyGrid(grid);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
 
-cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+/* The call itself, shared by cubind_cusolverMg_create_matrix_desc and its traced path. */
+static inline cusolverStatus_t call_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[5], 5, &cubind_unavailable);
@@ -174,9 +389,39 @@ cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *des
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_signed(&cubind_call, "numRows", (long long)numRows);
+        cubind__trace_signed(&cubind_call, "numCols", (long long)numCols);
+        cubind__trace_signed(&cubind_call, "rowBlockSize", (long long)rowBlockSize);
+        cubind__trace_signed(&cubind_call, "colBlockSize", (long long)colBlockSize);
+        cubind__trace_enum(&cubind_call, "dataType", trace_enum_1((long long)dataType), (long long)dataType);
+        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatrixDesc_t desc);
 
-cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
+/* The call itself, shared by cubind_cusolverMg_destroy_matrix_desc and its traced path. */
+static inline cusolverStatus_t call_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[6], 6, &cubind_unavailable);
@@ -189,9 +434,33 @@ cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t des
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgDestroyMatrixDesc(desc);
+    cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgDestroyMatrixDesc(desc);
+    return call_cusolverMgDestroyMatrixDesc(desc);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_syevd_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[7], 7, &cubind_unavailable);
@@ -204,9 +473,44 @@ cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "W", (uintptr_t)W);
+        cubind__trace_enum(&cubind_call, "dataTypeW", trace_enum_1((long long)dataTypeW), (long long)dataTypeW);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* The call itself, shared by cubind_cusolverMg_syevd and its traced path. */
+static inline cusolverStatus_t call_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[8], 8, &cubind_unavailable);
@@ -219,9 +523,46 @@ cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigM
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "W", (uintptr_t)W);
+        cubind__trace_enum(&cubind_call, "dataTypeW", trace_enum_1((long long)dataTypeW), (long long)dataTypeW);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_getrf_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[9], 9, &cubind_unavailable);
@@ -234,9 +575,42 @@ cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_signed(&cubind_call, "M", (long long)M);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* The call itself, shared by cubind_cusolverMg_getrf and its traced path. */
+static inline cusolverStatus_t call_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[10], 10, &cubind_unavailable);
@@ -249,9 +623,44 @@ cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_signed(&cubind_call, "M", (long long)M);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_getrs_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[11], 11, &cubind_unavailable);
@@ -264,9 +673,47 @@ cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_signed(&cubind_call, "NRHS", (long long)NRHS);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
+        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
+        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
+        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
+        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* The call itself, shared by cubind_cusolverMg_getrs and its traced path. */
+static inline cusolverStatus_t call_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[12], 12, &cubind_unavailable);
@@ -279,9 +726,49 @@ cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_signed(&cubind_call, "NRHS", (long long)NRHS);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
+        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
+        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
+        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
+        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_potrf_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[13], 13, &cubind_unavailable);
@@ -294,9 +781,41 @@ cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* The call itself, shared by cubind_cusolverMg_potrf and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[14], 14, &cubind_unavailable);
@@ -309,9 +828,43 @@ cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_potrs_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[15], 15, &cubind_unavailable);
@@ -324,9 +877,46 @@ cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "n", (long long)n);
+        cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
+        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
+        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
+        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* The call itself, shared by cubind_cusolverMg_potrs and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[16], 16, &cubind_unavailable);
@@ -339,9 +929,48 @@ cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "n", (long long)n);
+        cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
+        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
+        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
+        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
-cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* The call itself, shared by cubind_cusolverMg_potri_buffer_size and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[17], 17, &cubind_unavailable);
@@ -354,9 +983,41 @@ cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* The call itself, shared by cubind_cusolverMg_potri and its traced path. */
+static inline cusolverStatus_t call_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__symbol(&cubind__cusolverMg_symbols, &slots[18], 18, &cubind_unavailable);
@@ -367,4 +1028,37 @@ cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMo
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
         cubind__status_error(&cubind__cusolverMg_symbols, 18, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cubind__trace_call cubind_call;
+    cusolverStatus_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
+        return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
+        cubind__trace_signed(&cubind_call, "N", (long long)N);
+        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
+        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
+        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
+        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
+        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
+        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
+        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
+        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/driver.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 449
 
@@ -1374,9 +1377,767 @@ const cubind__symbol_table cubind__driver_symbols = {
     CUBIND_LIB_DRIVER, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cudaError_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "CUDA_SUCCESS";
+    case 1: return "CUDA_ERROR_INVALID_VALUE";
+    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+    case 4: return "CUDA_ERROR_DEINITIALIZED";
+    case 5: return "CUDA_ERROR_PROFILER_DISABLED";
+    case 6: return "CUDA_ERROR_PROFILER_NOT_INITIALIZED";
+    case 7: return "CUDA_ERROR_PROFILER_ALREADY_STARTED";
+    case 8: return "CUDA_ERROR_PROFILER_ALREADY_STOPPED";
+    case 34: return "CUDA_ERROR_STUB_LIBRARY";
+    case 36: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
+    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+    case 100: return "CUDA_ERROR_NO_DEVICE";
+    case 101: return "CUDA_ERROR_INVALID_DEVICE";
+    case 102: return "CUDA_ERROR_DEVICE_NOT_LICENSED";
+    case 200: return "CUDA_ERROR_INVALID_IMAGE";
+    case 201: return "CUDA_ERROR_INVALID_CONTEXT";
+    case 202: return "CUDA_ERROR_CONTEXT_ALREADY_CURRENT";
+    case 205: return "CUDA_ERROR_MAP_FAILED";
+    case 206: return "CUDA_ERROR_UNMAP_FAILED";
+    case 207: return "CUDA_ERROR_ARRAY_IS_MAPPED";
+    case 208: return "CUDA_ERROR_ALREADY_MAPPED";
+    case 209: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case 210: return "CUDA_ERROR_ALREADY_ACQUIRED";
+    case 211: return "CUDA_ERROR_NOT_MAPPED";
+    case 212: return "CUDA_ERROR_NOT_MAPPED_AS_ARRAY";
+    case 213: return "CUDA_ERROR_NOT_MAPPED_AS_POINTER";
+    case 214: return "CUDA_ERROR_ECC_UNCORRECTABLE";
+    case 215: return "CUDA_ERROR_UNSUPPORTED_LIMIT";
+    case 216: return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
+    case 217: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
+    case 218: return "CUDA_ERROR_INVALID_PTX";
+    case 219: return "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT";
+    case 220: return "CUDA_ERROR_NVLINK_UNCORRECTABLE";
+    case 221: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
+    case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case 223: return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
+    case 224: return "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY";
+    case 225: return "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC";
+    case 226: return "CUDA_ERROR_CONTAINED";
+    case 300: return "CUDA_ERROR_INVALID_SOURCE";
+    case 301: return "CUDA_ERROR_FILE_NOT_FOUND";
+    case 302: return "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND";
+    case 303: return "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED";
+    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 400: return "CUDA_ERROR_INVALID_HANDLE";
+    case 401: return "CUDA_ERROR_ILLEGAL_STATE";
+    case 402: return "CUDA_ERROR_LOSSY_QUERY";
+    case 500: return "CUDA_ERROR_NOT_FOUND";
+    case 600: return "CUDA_ERROR_NOT_READY";
+    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case 701: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case 702: return "CUDA_ERROR_LAUNCH_TIMEOUT";
+    case 703: return "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING";
+    case 704: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
+    case 705: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+    case 708: return "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE";
+    case 709: return "CUDA_ERROR_CONTEXT_IS_DESTROYED";
+    case 710: return "CUDA_ERROR_ASSERT";
+    case 711: return "CUDA_ERROR_TOO_MANY_PEERS";
+    case 712: return "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
+    case 713: return "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED";
+    case 714: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+    case 715: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case 716: return "CUDA_ERROR_MISALIGNED_ADDRESS";
+    case 717: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+    case 718: return "CUDA_ERROR_INVALID_PC";
+    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
+    case 720: return "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+    case 721: return "CUDA_ERROR_TENSOR_MEMORY_LEAK";
+    case 800: return "CUDA_ERROR_NOT_PERMITTED";
+    case 801: return "CUDA_ERROR_NOT_SUPPORTED";
+    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
+    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 805: return "CUDA_ERROR_MPS_CONNECTION_FAILED";
+    case 806: return "CUDA_ERROR_MPS_RPC_FAILURE";
+    case 807: return "CUDA_ERROR_MPS_SERVER_NOT_READY";
+    case 808: return "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED";
+    case 809: return "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED";
+    case 810: return "CUDA_ERROR_MPS_CLIENT_TERMINATED";
+    case 811: return "CUDA_ERROR_CDP_NOT_SUPPORTED";
+    case 812: return "CUDA_ERROR_CDP_VERSION_MISMATCH";
+    case 900: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+    case 901: return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+    case 902: return "CUDA_ERROR_STREAM_CAPTURE_MERGE";
+    case 903: return "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED";
+    case 904: return "CUDA_ERROR_STREAM_CAPTURE_UNJOINED";
+    case 905: return "CUDA_ERROR_STREAM_CAPTURE_ISOLATION";
+    case 906: return "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT";
+    case 907: return "CUDA_ERROR_CAPTURED_EVENT";
+    case 908: return "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD";
+    case 909: return "CUDA_ERROR_TIMEOUT";
+    case 910: return "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE";
+    case 911: return "CUDA_ERROR_EXTERNAL_DEVICE";
+    case 912: return "CUDA_ERROR_INVALID_CLUSTER_SIZE";
+    case 913: return "CUDA_ERROR_FUNCTION_NOT_LOADED";
+    case 914: return "CUDA_ERROR_INVALID_RESOURCE_TYPE";
+    case 915: return "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION";
+    case 916: return "CUDA_ERROR_KEY_ROTATION";
+    case 999: return "CUDA_ERROR_UNKNOWN";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUarray_format_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 1: return "CU_AD_FORMAT_UNSIGNED_INT8";
+    case 2: return "CU_AD_FORMAT_UNSIGNED_INT16";
+    case 3: return "CU_AD_FORMAT_UNSIGNED_INT32";
+    case 8: return "CU_AD_FORMAT_SIGNED_INT8";
+    case 9: return "CU_AD_FORMAT_SIGNED_INT16";
+    case 10: return "CU_AD_FORMAT_SIGNED_INT32";
+    case 16: return "CU_AD_FORMAT_HALF";
+    case 32: return "CU_AD_FORMAT_FLOAT";
+    case 176: return "CU_AD_FORMAT_NV12";
+    case 192: return "CU_AD_FORMAT_UNORM_INT8X1";
+    case 193: return "CU_AD_FORMAT_UNORM_INT8X2";
+    case 194: return "CU_AD_FORMAT_UNORM_INT8X4";
+    case 195: return "CU_AD_FORMAT_UNORM_INT16X1";
+    case 196: return "CU_AD_FORMAT_UNORM_INT16X2";
+    case 197: return "CU_AD_FORMAT_UNORM_INT16X4";
+    case 198: return "CU_AD_FORMAT_SNORM_INT8X1";
+    case 199: return "CU_AD_FORMAT_SNORM_INT8X2";
+    case 200: return "CU_AD_FORMAT_SNORM_INT8X4";
+    case 201: return "CU_AD_FORMAT_SNORM_INT16X1";
+    case 202: return "CU_AD_FORMAT_SNORM_INT16X2";
+    case 203: return "CU_AD_FORMAT_SNORM_INT16X4";
+    case 145: return "CU_AD_FORMAT_BC1_UNORM";
+    case 146: return "CU_AD_FORMAT_BC1_UNORM_SRGB";
+    case 147: return "CU_AD_FORMAT_BC2_UNORM";
+    case 148: return "CU_AD_FORMAT_BC2_UNORM_SRGB";
+    case 149: return "CU_AD_FORMAT_BC3_UNORM";
+    case 150: return "CU_AD_FORMAT_BC3_UNORM_SRGB";
+    case 151: return "CU_AD_FORMAT_BC4_UNORM";
+    case 152: return "CU_AD_FORMAT_BC4_SNORM";
+    case 153: return "CU_AD_FORMAT_BC5_UNORM";
+    case 154: return "CU_AD_FORMAT_BC5_SNORM";
+    case 155: return "CU_AD_FORMAT_BC6H_UF16";
+    case 156: return "CU_AD_FORMAT_BC6H_SF16";
+    case 157: return "CU_AD_FORMAT_BC7_UNORM";
+    case 158: return "CU_AD_FORMAT_BC7_UNORM_SRGB";
+    case 159: return "CU_AD_FORMAT_P010";
+    case 161: return "CU_AD_FORMAT_P016";
+    case 162: return "CU_AD_FORMAT_NV16";
+    case 163: return "CU_AD_FORMAT_P210";
+    case 164: return "CU_AD_FORMAT_P216";
+    case 165: return "CU_AD_FORMAT_YUY2";
+    case 166: return "CU_AD_FORMAT_Y210";
+    case 167: return "CU_AD_FORMAT_Y216";
+    case 168: return "CU_AD_FORMAT_AYUV";
+    case 169: return "CU_AD_FORMAT_Y410";
+    case 177: return "CU_AD_FORMAT_Y416";
+    case 178: return "CU_AD_FORMAT_Y444_PLANAR8";
+    case 179: return "CU_AD_FORMAT_Y444_PLANAR10";
+    case 180: return "CU_AD_FORMAT_YUV444_8bit_SemiPlanar";
+    case 181: return "CU_AD_FORMAT_YUV444_16bit_SemiPlanar";
+    case 80: return "CU_AD_FORMAT_UNORM_INT_101010_2";
+    case 2147483647: return "CU_AD_FORMAT_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUdevice_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 1: return "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK";
+    case 2: return "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X";
+    case 3: return "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y";
+    case 4: return "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z";
+    case 5: return "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X";
+    case 6: return "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y";
+    case 7: return "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z";
+    case 8: return "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK";
+    case 9: return "CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY";
+    case 10: return "CU_DEVICE_ATTRIBUTE_WARP_SIZE";
+    case 11: return "CU_DEVICE_ATTRIBUTE_MAX_PITCH";
+    case 12: return "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK";
+    case 13: return "CU_DEVICE_ATTRIBUTE_CLOCK_RATE";
+    case 14: return "CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT";
+    case 15: return "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP";
+    case 16: return "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT";
+    case 17: return "CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT";
+    case 18: return "CU_DEVICE_ATTRIBUTE_INTEGRATED";
+    case 19: return "CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY";
+    case 20: return "CU_DEVICE_ATTRIBUTE_COMPUTE_MODE";
+    case 21: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH";
+    case 22: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH";
+    case 23: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT";
+    case 24: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH";
+    case 25: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT";
+    case 26: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH";
+    case 27: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH";
+    case 28: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT";
+    case 29: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS";
+    case 30: return "CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT";
+    case 31: return "CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS";
+    case 32: return "CU_DEVICE_ATTRIBUTE_ECC_ENABLED";
+    case 33: return "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID";
+    case 34: return "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID";
+    case 35: return "CU_DEVICE_ATTRIBUTE_TCC_DRIVER";
+    case 36: return "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE";
+    case 37: return "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH";
+    case 38: return "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE";
+    case 39: return "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR";
+    case 40: return "CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT";
+    case 41: return "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING";
+    case 42: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH";
+    case 43: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS";
+    case 44: return "CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER";
+    case 45: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH";
+    case 46: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT";
+    case 47: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE";
+    case 48: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE";
+    case 49: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE";
+    case 50: return "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID";
+    case 51: return "CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT";
+    case 52: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH";
+    case 53: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH";
+    case 54: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS";
+    case 55: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH";
+    case 56: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH";
+    case 57: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT";
+    case 58: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH";
+    case 59: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT";
+    case 60: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH";
+    case 61: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH";
+    case 62: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS";
+    case 63: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH";
+    case 64: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT";
+    case 65: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS";
+    case 66: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH";
+    case 67: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH";
+    case 68: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS";
+    case 69: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH";
+    case 70: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH";
+    case 71: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT";
+    case 72: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH";
+    case 73: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH";
+    case 74: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT";
+    case 75: return "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR";
+    case 76: return "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR";
+    case 77: return "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH";
+    case 78: return "CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED";
+    case 79: return "CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED";
+    case 80: return "CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED";
+    case 81: return "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR";
+    case 82: return "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR";
+    case 83: return "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY";
+    case 84: return "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD";
+    case 85: return "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID";
+    case 86: return "CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED";
+    case 87: return "CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO";
+    case 88: return "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS";
+    case 89: return "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS";
+    case 90: return "CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED";
+    case 91: return "CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM";
+    case 92: return "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1";
+    case 93: return "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1";
+    case 94: return "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1";
+    case 95: return "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH";
+    case 96: return "CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH";
+    case 97: return "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN";
+    case 98: return "CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES";
+    case 99: return "CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED";
+    case 100: return "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES";
+    case 101: return "CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST";
+    case 102: return "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED";
+    case 103: return "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED";
+    case 104: return "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED";
+    case 105: return "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED";
+    case 106: return "CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR";
+    case 107: return "CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED";
+    case 108: return "CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE";
+    case 109: return "CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE";
+    case 110: return "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED";
+    case 111: return "CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK";
+    case 112: return "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED";
+    case 113: return "CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED";
+    case 114: return "CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED";
+    case 115: return "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED";
+    case 116: return "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED";
+    case 117: return "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS";
+    case 118: return "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING";
+    case 119: return "CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES";
+    case 120: return "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH";
+    case 121: return "CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED";
+    case 122: return "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS";
+    case 123: return "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR";
+    case 124: return "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED";
+    case 125: return "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED";
+    case 126: return "CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT";
+    case 127: return "CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED";
+    case 128: return "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED";
+    case 129: return "CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS";
+    case 130: return "CU_DEVICE_ATTRIBUTE_NUMA_CONFIG";
+    case 131: return "CU_DEVICE_ATTRIBUTE_NUMA_ID";
+    case 132: return "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED";
+    case 133: return "CU_DEVICE_ATTRIBUTE_MPS_ENABLED";
+    case 134: return "CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID";
+    case 135: return "CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED";
+    case 136: return "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK";
+    case 137: return "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH";
+    case 138: return "CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED";
+    case 139: return "CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID";
+    case 140: return "CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID";
+    case 141: return "CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED";
+    case 142: return "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED";
+    case 143: return "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED";
+    case 144: return "CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED";
+    case 145: return "CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED";
+    case 146: return "CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED";
+    case 147: return "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED";
+    case 148: return "CU_DEVICE_ATTRIBUTE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUexecAffinityType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "CU_EXEC_AFFINITY_TYPE_SM_COUNT";
+    case 1: return "CU_EXEC_AFFINITY_TYPE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUflushGPUDirectRDMAWritesTarget_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 0: return "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUflushGPUDirectRDMAWritesScope_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_5(long long value)
+{
+    switch (value) {
+    case 100: return "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER";
+    case 200: return "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUlimit_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_6(long long value)
+{
+    switch (value) {
+    case 0: return "CU_LIMIT_STACK_SIZE";
+    case 1: return "CU_LIMIT_PRINTF_FIFO_SIZE";
+    case 2: return "CU_LIMIT_MALLOC_HEAP_SIZE";
+    case 3: return "CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH";
+    case 4: return "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT";
+    case 5: return "CU_LIMIT_MAX_L2_FETCH_GRANULARITY";
+    case 6: return "CU_LIMIT_PERSISTING_L2_CACHE_SIZE";
+    case 7: return "CU_LIMIT_SHMEM_SIZE";
+    case 8: return "CU_LIMIT_CIG_ENABLED";
+    case 9: return "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED";
+    case 10: return "CU_LIMIT_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUfunc_cache_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_7(long long value)
+{
+    switch (value) {
+    case 0: return "CU_FUNC_CACHE_PREFER_NONE";
+    case 1: return "CU_FUNC_CACHE_PREFER_SHARED";
+    case 2: return "CU_FUNC_CACHE_PREFER_L1";
+    case 3: return "CU_FUNC_CACHE_PREFER_EQUAL";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUsharedconfig_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_8(long long value)
+{
+    switch (value) {
+    case 0: return "CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE";
+    case 1: return "CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE";
+    case 2: return "CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUjitInputType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_9(long long value)
+{
+    switch (value) {
+    case 0: return "CU_JIT_INPUT_CUBIN";
+    case 1: return "CU_JIT_INPUT_PTX";
+    case 2: return "CU_JIT_INPUT_FATBINARY";
+    case 3: return "CU_JIT_INPUT_OBJECT";
+    case 4: return "CU_JIT_INPUT_LIBRARY";
+    case 5: return "CU_JIT_INPUT_NVVM";
+    case 6: return "CU_JIT_NUM_INPUT_TYPES";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUfunction_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_10(long long value)
+{
+    switch (value) {
+    case 0: return "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK";
+    case 1: return "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES";
+    case 2: return "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES";
+    case 3: return "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES";
+    case 4: return "CU_FUNC_ATTRIBUTE_NUM_REGS";
+    case 5: return "CU_FUNC_ATTRIBUTE_PTX_VERSION";
+    case 6: return "CU_FUNC_ATTRIBUTE_BINARY_VERSION";
+    case 7: return "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA";
+    case 8: return "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES";
+    case 9: return "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT";
+    case 10: return "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET";
+    case 11: return "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH";
+    case 12: return "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT";
+    case 13: return "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH";
+    case 14: return "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED";
+    case 15: return "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE";
+    case 16: return "CU_FUNC_ATTRIBUTE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmemRangeHandleType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_11(long long value)
+{
+    switch (value) {
+    case 1: return "CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD";
+    case 2147483647: return "CU_MEM_RANGE_HANDLE_TYPE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmemAllocationHandleType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_12(long long value)
+{
+    switch (value) {
+    case 0: return "CU_MEM_HANDLE_TYPE_NONE";
+    case 1: return "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR";
+    case 2: return "CU_MEM_HANDLE_TYPE_WIN32";
+    case 4: return "CU_MEM_HANDLE_TYPE_WIN32_KMT";
+    case 8: return "CU_MEM_HANDLE_TYPE_FABRIC";
+    case 2147483647: return "CU_MEM_HANDLE_TYPE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmemAllocationGranularity_flags_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_13(long long value)
+{
+    switch (value) {
+    case 0: return "CU_MEM_ALLOC_GRANULARITY_MINIMUM";
+    case 1: return "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmemPool_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_14(long long value)
+{
+    switch (value) {
+    case 1: return "CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES";
+    case 2: return "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC";
+    case 3: return "CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES";
+    case 4: return "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD";
+    case 5: return "CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT";
+    case 6: return "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH";
+    case 7: return "CU_MEMPOOL_ATTR_USED_MEM_CURRENT";
+    case 8: return "CU_MEMPOOL_ATTR_USED_MEM_HIGH";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmemAllocationType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_15(long long value)
+{
+    switch (value) {
+    case 0: return "CU_MEM_ALLOCATION_TYPE_INVALID";
+    case 1: return "CU_MEM_ALLOCATION_TYPE_PINNED";
+    case 2: return "CU_MEM_ALLOCATION_TYPE_MANAGED";
+    case 2147483647: return "CU_MEM_ALLOCATION_TYPE_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmulticastGranularity_flags_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_16(long long value)
+{
+    switch (value) {
+    case 0: return "CU_MULTICAST_GRANULARITY_MINIMUM";
+    case 1: return "CU_MULTICAST_GRANULARITY_RECOMMENDED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUpointer_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_17(long long value)
+{
+    switch (value) {
+    case 1: return "CU_POINTER_ATTRIBUTE_CONTEXT";
+    case 2: return "CU_POINTER_ATTRIBUTE_MEMORY_TYPE";
+    case 3: return "CU_POINTER_ATTRIBUTE_DEVICE_POINTER";
+    case 4: return "CU_POINTER_ATTRIBUTE_HOST_POINTER";
+    case 5: return "CU_POINTER_ATTRIBUTE_P2P_TOKENS";
+    case 6: return "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS";
+    case 7: return "CU_POINTER_ATTRIBUTE_BUFFER_ID";
+    case 8: return "CU_POINTER_ATTRIBUTE_IS_MANAGED";
+    case 9: return "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL";
+    case 10: return "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE";
+    case 11: return "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR";
+    case 12: return "CU_POINTER_ATTRIBUTE_RANGE_SIZE";
+    case 13: return "CU_POINTER_ATTRIBUTE_MAPPED";
+    case 14: return "CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES";
+    case 15: return "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE";
+    case 16: return "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS";
+    case 17: return "CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE";
+    case 18: return "CU_POINTER_ATTRIBUTE_MAPPING_SIZE";
+    case 19: return "CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR";
+    case 20: return "CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID";
+    case 21: return "CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmem_advise_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_18(long long value)
+{
+    switch (value) {
+    case 1: return "CU_MEM_ADVISE_SET_READ_MOSTLY";
+    case 2: return "CU_MEM_ADVISE_UNSET_READ_MOSTLY";
+    case 3: return "CU_MEM_ADVISE_SET_PREFERRED_LOCATION";
+    case 4: return "CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION";
+    case 5: return "CU_MEM_ADVISE_SET_ACCESSED_BY";
+    case 6: return "CU_MEM_ADVISE_UNSET_ACCESSED_BY";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUmem_range_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_19(long long value)
+{
+    switch (value) {
+    case 1: return "CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY";
+    case 2: return "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION";
+    case 3: return "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY";
+    case 4: return "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION";
+    case 5: return "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE";
+    case 6: return "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID";
+    case 7: return "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE";
+    case 8: return "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUstreamCaptureMode_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_20(long long value)
+{
+    switch (value) {
+    case 0: return "CU_STREAM_CAPTURE_MODE_GLOBAL";
+    case 1: return "CU_STREAM_CAPTURE_MODE_THREAD_LOCAL";
+    case 2: return "CU_STREAM_CAPTURE_MODE_RELAXED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUlaunchAttributeID_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_21(long long value)
+{
+    switch (value) {
+    case 0: return "CU_LAUNCH_ATTRIBUTE_IGNORE";
+    case 1: return "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW";
+    case 2: return "CU_LAUNCH_ATTRIBUTE_COOPERATIVE";
+    case 3: return "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY";
+    case 4: return "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION";
+    case 5: return "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE";
+    case 6: return "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION";
+    case 7: return "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT";
+    case 8: return "CU_LAUNCH_ATTRIBUTE_PRIORITY";
+    case 9: return "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP";
+    case 10: return "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN";
+    case 11: return "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION";
+    case 12: return "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT";
+    case 13: return "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE";
+    case 14: return "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT";
+    case 16: return "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUgraphMem_attribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_22(long long value)
+{
+    switch (value) {
+    case 0: return "CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT";
+    case 1: return "CU_GRAPH_MEM_ATTR_USED_MEM_HIGH";
+    case 2: return "CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT";
+    case 3: return "CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUaddress_mode_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_23(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TR_ADDRESS_MODE_WRAP";
+    case 1: return "CU_TR_ADDRESS_MODE_CLAMP";
+    case 2: return "CU_TR_ADDRESS_MODE_MIRROR";
+    case 3: return "CU_TR_ADDRESS_MODE_BORDER";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUfilter_mode_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_24(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TR_FILTER_MODE_POINT";
+    case 1: return "CU_TR_FILTER_MODE_LINEAR";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapDataType_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_25(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+    case 1: return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
+    case 2: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+    case 3: return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case 4: return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
+    case 5: return "CU_TENSOR_MAP_DATA_TYPE_INT64";
+    case 6: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case 7: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case 8: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+    case 9: return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case 10: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ";
+    case 11: return "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32";
+    case 12: return "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ";
+    case 13: return "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B";
+    case 14: return "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B";
+    case 15: return "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapInterleave_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_26(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_INTERLEAVE_NONE";
+    case 1: return "CU_TENSOR_MAP_INTERLEAVE_16B";
+    case 2: return "CU_TENSOR_MAP_INTERLEAVE_32B";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapSwizzle_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_27(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_SWIZZLE_NONE";
+    case 1: return "CU_TENSOR_MAP_SWIZZLE_32B";
+    case 2: return "CU_TENSOR_MAP_SWIZZLE_64B";
+    case 3: return "CU_TENSOR_MAP_SWIZZLE_128B";
+    case 4: return "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B";
+    case 5: return "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B";
+    case 6: return "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapL2promotion_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_28(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_L2_PROMOTION_NONE";
+    case 1: return "CU_TENSOR_MAP_L2_PROMOTION_L2_64B";
+    case 2: return "CU_TENSOR_MAP_L2_PROMOTION_L2_128B";
+    case 3: return "CU_TENSOR_MAP_L2_PROMOTION_L2_256B";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapFloatOOBfill_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_29(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE";
+    case 1: return "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUtensorMapIm2ColWideMode_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_30(long long value)
+{
+    switch (value) {
+    case 0: return "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W";
+    case 1: return "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUdevice_P2PAttribute_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_31(long long value)
+{
+    switch (value) {
+    case 1: return "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK";
+    case 2: return "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED";
+    case 3: return "CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED";
+    case 4: return "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED";
+    case 5: return "CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUcoredumpSettings_enum value, NULL when it is none of the constants. */
+static const char *trace_enum_32(long long value)
+{
+    switch (value) {
+    case 1: return "CU_COREDUMP_ENABLE_ON_EXCEPTION";
+    case 2: return "CU_COREDUMP_TRIGGER_HOST";
+    case 3: return "CU_COREDUMP_LIGHTWEIGHT";
+    case 4: return "CU_COREDUMP_ENABLE_USER_TRIGGER";
+    case 5: return "CU_COREDUMP_FILE";
+    case 6: return "CU_COREDUMP_PIPE";
+    case 7: return "CU_COREDUMP_GENERATION_FLAGS";
+    case 8: return "CU_COREDUMP_MAX";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a CUdevResourceType value, NULL when it is none of the constants. */
+static const char *trace_enum_33(long long value)
+{
+    switch (value) {
+    case 0: return "CU_DEV_RESOURCE_TYPE_INVALID";
+    case 1: return "CU_DEV_RESOURCE_TYPE_SM";
+    default: return NULL;
+    }
+}
+
 typedef CUresult (*cubind__cuGetErrorString_fn)(CUresult error, const char **pStr);
 
-CUresult cubind_driver_get_error_string(CUresult error, const char **pStr)
+/* The call itself, shared by cubind_driver_get_error_string and its traced path. */
+static inline CUresult call_cuGetErrorString(CUresult error, const char **pStr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGetErrorString_fn cubind_fn = (cubind__cuGetErrorString_fn)cubind__symbol(&cubind__driver_symbols, &slots[0], 0, &cubind_unavailable);
@@ -1389,9 +2150,34 @@ CUresult cubind_driver_get_error_string(CUresult error, const char **pStr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGetErrorString(CUresult error, const char **pStr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGetErrorString(error, pStr);
+    cubind_result = call_cuGetErrorString(error, pStr);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
+        cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_get_error_string(CUresult error, const char **pStr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGetErrorString(error, pStr);
+    return call_cuGetErrorString(error, pStr);
+}
+
 typedef CUresult (*cubind__cuGetErrorName_fn)(CUresult error, const char **pStr);
 
-CUresult cubind_driver_get_error_name(CUresult error, const char **pStr)
+/* The call itself, shared by cubind_driver_get_error_name and its traced path. */
+static inline CUresult call_cuGetErrorName(CUresult error, const char **pStr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGetErrorName_fn cubind_fn = (cubind__cuGetErrorName_fn)cubind__symbol(&cubind__driver_symbols, &slots[1], 1, &cubind_unavailable);
@@ -1404,9 +2190,34 @@ CUresult cubind_driver_get_error_name(CUresult error, const char **pStr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGetErrorName(CUresult error, const char **pStr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGetErrorName(error, pStr);
+    cubind_result = call_cuGetErrorName(error, pStr);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
+        cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_get_error_name(CUresult error, const char **pStr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGetErrorName(error, pStr);
+    return call_cuGetErrorName(error, pStr);
+}
+
 typedef CUresult (*cubind__cuInit_fn)(unsigned int Flags);
 
-CUresult cubind_driver_init(unsigned int Flags)
+/* The call itself, shared by cubind_driver_init and its traced path. */
+static inline CUresult call_cuInit(unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuInit_fn cubind_fn = (cubind__cuInit_fn)cubind__symbol(&cubind__driver_symbols, &slots[2], 2, &cubind_unavailable);
@@ -1419,9 +2230,33 @@ CUresult cubind_driver_init(unsigned int Flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuInit(unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuInit(Flags);
+    cubind_result = call_cuInit(Flags);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_init(unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuInit(Flags);
+    return call_cuInit(Flags);
+}
+
 typedef CUresult (*cubind__cuDriverGetVersion_fn)(int *driverVersion);
 
-CUresult cubind_driver_driver_get_version(int *driverVersion)
+/* The call itself, shared by cubind_driver_driver_get_version and its traced path. */
+static inline CUresult call_cuDriverGetVersion(int *driverVersion)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDriverGetVersion_fn cubind_fn = (cubind__cuDriverGetVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[3], 3, &cubind_unavailable);
@@ -1434,9 +2269,33 @@ CUresult cubind_driver_driver_get_version(int *driverVersion)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDriverGetVersion(int *driverVersion)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDriverGetVersion(driverVersion);
+    cubind_result = call_cuDriverGetVersion(driverVersion);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_driver_get_version(int *driverVersion)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDriverGetVersion(driverVersion);
+    return call_cuDriverGetVersion(driverVersion);
+}
+
 typedef CUresult (*cubind__cuDeviceGet_fn)(CUdevice *device, int ordinal);
 
-CUresult cubind_driver_device_get(CUdevice *device, int ordinal)
+/* The call itself, shared by cubind_driver_device_get and its traced path. */
+static inline CUresult call_cuDeviceGet(CUdevice *device, int ordinal)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGet_fn cubind_fn = (cubind__cuDeviceGet_fn)cubind__symbol(&cubind__driver_symbols, &slots[4], 4, &cubind_unavailable);
@@ -1449,9 +2308,34 @@ CUresult cubind_driver_device_get(CUdevice *device, int ordinal)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGet(CUdevice *device, int ordinal)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGet(device, ordinal);
+    cubind_result = call_cuDeviceGet(device, ordinal);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_signed(&cubind_call, "ordinal", (long long)ordinal);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get(CUdevice *device, int ordinal)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGet(device, ordinal);
+    return call_cuDeviceGet(device, ordinal);
+}
+
 typedef CUresult (*cubind__cuDeviceGetCount_fn)(int *count);
 
-CUresult cubind_driver_device_get_count(int *count)
+/* The call itself, shared by cubind_driver_device_get_count and its traced path. */
+static inline CUresult call_cuDeviceGetCount(int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetCount_fn cubind_fn = (cubind__cuDeviceGetCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[5], 5, &cubind_unavailable);
@@ -1464,9 +2348,33 @@ CUresult cubind_driver_device_get_count(int *count)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetCount(int *count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetCount(count);
+    cubind_result = call_cuDeviceGetCount(count);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_count(int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetCount(count);
+    return call_cuDeviceGetCount(count);
+}
+
 typedef CUresult (*cubind__cuDeviceGetName_fn)(char *name, int len, CUdevice dev);
 
-CUresult cubind_driver_device_get_name(char *name, int len, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_name and its traced path. */
+static inline CUresult call_cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetName_fn cubind_fn = (cubind__cuDeviceGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[6], 6, &cubind_unavailable);
@@ -1479,9 +2387,35 @@ CUresult cubind_driver_device_get_name(char *name, int len, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetName(name, len, dev);
+    cubind_result = call_cuDeviceGetName(name, len, dev);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_signed(&cubind_call, "len", (long long)len);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_name(char *name, int len, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetName(name, len, dev);
+    return call_cuDeviceGetName(name, len, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetUuid_v2_fn)(CUuuid *uuid, CUdevice dev);
 
-CUresult cubind_driver_device_get_uuid(CUuuid *uuid, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_uuid and its traced path. */
+static inline CUresult call_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetUuid_v2_fn cubind_fn = (cubind__cuDeviceGetUuid_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[7], 7, &cubind_unavailable);
@@ -1494,9 +2428,34 @@ CUresult cubind_driver_device_get_uuid(CUuuid *uuid, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetUuid_v2(uuid, dev);
+    cubind_result = call_cuDeviceGetUuid_v2(uuid, dev);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "uuid", (uintptr_t)uuid);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_uuid(CUuuid *uuid, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetUuid_v2(uuid, dev);
+    return call_cuDeviceGetUuid_v2(uuid, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetLuid_fn)(char *luid, unsigned int *deviceNodeMask, CUdevice dev);
 
-CUresult cubind_driver_device_get_luid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_luid and its traced path. */
+static inline CUresult call_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetLuid_fn cubind_fn = (cubind__cuDeviceGetLuid_fn)cubind__symbol(&cubind__driver_symbols, &slots[8], 8, &cubind_unavailable);
@@ -1509,9 +2468,35 @@ CUresult cubind_driver_device_get_luid(char *luid, unsigned int *deviceNodeMask,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    cubind_result = call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "luid", (uintptr_t)luid);
+        cubind__trace_pointer(&cubind_call, "deviceNodeMask", (uintptr_t)deviceNodeMask);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_luid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    return call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceTotalMem_v2_fn)(size_t *bytes, CUdevice dev);
 
-CUresult cubind_driver_device_total_mem(size_t *bytes, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_total_mem and its traced path. */
+static inline CUresult call_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceTotalMem_v2_fn cubind_fn = (cubind__cuDeviceTotalMem_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[9], 9, &cubind_unavailable);
@@ -1524,9 +2509,34 @@ CUresult cubind_driver_device_total_mem(size_t *bytes, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceTotalMem_v2(bytes, dev);
+    cubind_result = call_cuDeviceTotalMem_v2(bytes, dev);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_total_mem(size_t *bytes, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceTotalMem_v2(bytes, dev);
+    return call_cuDeviceTotalMem_v2(bytes, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev);
 
-CUresult cubind_driver_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_texture1_d_linear_max_width and its traced path. */
+static inline CUresult call_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cuDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__driver_symbols, &slots[10], 10, &cubind_unavailable);
@@ -1539,9 +2549,36 @@ CUresult cubind_driver_device_get_texture1_d_linear_max_width(size_t *maxWidthIn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    cubind_result = call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
+        cubind__trace_enum(&cubind_call, "format", trace_enum_1((long long)format), (long long)format);
+        cubind__trace_unsigned(&cubind_call, "numChannels", (unsigned long long)numChannels);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    return call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetAttribute_fn)(int *pi, CUdevice_attribute attrib, CUdevice dev);
 
-CUresult cubind_driver_device_get_attribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_attribute and its traced path. */
+static inline CUresult call_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetAttribute_fn cubind_fn = (cubind__cuDeviceGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[11], 11, &cubind_unavailable);
@@ -1554,9 +2591,35 @@ CUresult cubind_driver_device_get_attribute(int *pi, CUdevice_attribute attrib, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetAttribute(pi, attrib, dev);
+    cubind_result = call_cuDeviceGetAttribute(pi, attrib, dev);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_2((long long)attrib), (long long)attrib);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_attribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetAttribute(pi, attrib, dev);
+    return call_cuDeviceGetAttribute(pi, attrib, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetHostAtomicCapabilities_fn)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev);
 
-CUresult cubind_driver_device_get_host_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_host_atomic_capabilities and its traced path. */
+static inline CUresult call_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[12], 12, &cubind_unavailable);
@@ -1569,9 +2632,36 @@ CUresult cubind_driver_device_get_host_atomic_capabilities(unsigned int *capabil
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+    cubind_result = call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
+        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_host_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+    return call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetNvSciSyncAttributes_fn)(void *nvSciSyncAttrList, CUdevice dev, int flags);
 
-CUresult cubind_driver_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
+/* The call itself, shared by cubind_driver_device_get_nv_sci_sync_attributes and its traced path. */
+static inline CUresult call_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cuDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[13], 13, &cubind_unavailable);
@@ -1584,9 +2674,35 @@ CUresult cubind_driver_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    cubind_result = call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_signed(&cubind_call, "flags", (long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    return call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+}
+
 typedef CUresult (*cubind__cuDeviceSetMemPool_fn)(CUdevice dev, CUmemoryPool pool);
 
-CUresult cubind_driver_device_set_mem_pool(CUdevice dev, CUmemoryPool pool)
+/* The call itself, shared by cubind_driver_device_set_mem_pool and its traced path. */
+static inline CUresult call_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceSetMemPool_fn cubind_fn = (cubind__cuDeviceSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[14], 14, &cubind_unavailable);
@@ -1599,9 +2715,34 @@ CUresult cubind_driver_device_set_mem_pool(CUdevice dev, CUmemoryPool pool)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceSetMemPool(dev, pool);
+    cubind_result = call_cuDeviceSetMemPool(dev, pool);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_set_mem_pool(CUdevice dev, CUmemoryPool pool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceSetMemPool(dev, pool);
+    return call_cuDeviceSetMemPool(dev, pool);
+}
+
 typedef CUresult (*cubind__cuDeviceGetMemPool_fn)(CUmemoryPool *pool, CUdevice dev);
 
-CUresult cubind_driver_device_get_mem_pool(CUmemoryPool *pool, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_mem_pool and its traced path. */
+static inline CUresult call_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetMemPool_fn cubind_fn = (cubind__cuDeviceGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[15], 15, &cubind_unavailable);
@@ -1614,9 +2755,34 @@ CUresult cubind_driver_device_get_mem_pool(CUmemoryPool *pool, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetMemPool(pool, dev);
+    cubind_result = call_cuDeviceGetMemPool(pool, dev);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_mem_pool(CUmemoryPool *pool, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetMemPool(pool, dev);
+    return call_cuDeviceGetMemPool(pool, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetDefaultMemPool_fn)(CUmemoryPool *pool_out, CUdevice dev);
 
-CUresult cubind_driver_device_get_default_mem_pool(CUmemoryPool *pool_out, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_default_mem_pool and its traced path. */
+static inline CUresult call_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cuDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[16], 16, &cubind_unavailable);
@@ -1629,9 +2795,34 @@ CUresult cubind_driver_device_get_default_mem_pool(CUmemoryPool *pool_out, CUdev
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetDefaultMemPool(pool_out, dev);
+    cubind_result = call_cuDeviceGetDefaultMemPool(pool_out, dev);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_default_mem_pool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetDefaultMemPool(pool_out, dev);
+    return call_cuDeviceGetDefaultMemPool(pool_out, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceGetExecAffinitySupport_fn)(int *pi, CUexecAffinityType type, CUdevice dev);
 
-CUresult cubind_driver_device_get_exec_affinity_support(int *pi, CUexecAffinityType type, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_exec_affinity_support and its traced path. */
+static inline CUresult call_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetExecAffinitySupport_fn cubind_fn = (cubind__cuDeviceGetExecAffinitySupport_fn)cubind__symbol(&cubind__driver_symbols, &slots[17], 17, &cubind_unavailable);
@@ -1644,9 +2835,35 @@ CUresult cubind_driver_device_get_exec_affinity_support(int *pi, CUexecAffinityT
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetExecAffinitySupport(pi, type, dev);
+    cubind_result = call_cuDeviceGetExecAffinitySupport(pi, type, dev);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_exec_affinity_support(int *pi, CUexecAffinityType type, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetExecAffinitySupport(pi, type, dev);
+    return call_cuDeviceGetExecAffinitySupport(pi, type, dev);
+}
+
 typedef CUresult (*cubind__cuFlushGPUDirectRDMAWrites_fn)(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope);
 
-CUresult cubind_driver_flush_gpu_direct_rdma_writes(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
+/* The call itself, shared by cubind_driver_flush_gpu_direct_rdma_writes and its traced path. */
+static inline CUresult call_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cuFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__driver_symbols, &slots[18], 18, &cubind_unavailable);
@@ -1659,9 +2876,34 @@ CUresult cubind_driver_flush_gpu_direct_rdma_writes(CUflushGPUDirectRDMAWritesTa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFlushGPUDirectRDMAWrites(target, scope);
+    cubind_result = call_cuFlushGPUDirectRDMAWrites(target, scope);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "target", trace_enum_4((long long)target), (long long)target);
+        cubind__trace_enum(&cubind_call, "scope", trace_enum_5((long long)scope), (long long)scope);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_flush_gpu_direct_rdma_writes(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFlushGPUDirectRDMAWrites(target, scope);
+    return call_cuFlushGPUDirectRDMAWrites(target, scope);
+}
+
 typedef CUresult (*cubind__cuDeviceGetProperties_fn)(CUdevprop *prop, CUdevice dev);
 
-CUresult cubind_driver_device_get_properties(CUdevprop *prop, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_properties and its traced path. */
+static inline CUresult call_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetProperties_fn cubind_fn = (cubind__cuDeviceGetProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[19], 19, &cubind_unavailable);
@@ -1674,9 +2916,34 @@ CUresult cubind_driver_device_get_properties(CUdevprop *prop, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetProperties(prop, dev);
+    cubind_result = call_cuDeviceGetProperties(prop, dev);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_properties(CUdevprop *prop, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetProperties(prop, dev);
+    return call_cuDeviceGetProperties(prop, dev);
+}
+
 typedef CUresult (*cubind__cuDeviceComputeCapability_fn)(int *major, int *minor, CUdevice dev);
 
-CUresult cubind_driver_device_compute_capability(int *major, int *minor, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_compute_capability and its traced path. */
+static inline CUresult call_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceComputeCapability_fn cubind_fn = (cubind__cuDeviceComputeCapability_fn)cubind__symbol(&cubind__driver_symbols, &slots[20], 20, &cubind_unavailable);
@@ -1689,9 +2956,35 @@ CUresult cubind_driver_device_compute_capability(int *major, int *minor, CUdevic
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceComputeCapability(major, minor, dev);
+    cubind_result = call_cuDeviceComputeCapability(major, minor, dev);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
+        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_compute_capability(int *major, int *minor, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceComputeCapability(major, minor, dev);
+    return call_cuDeviceComputeCapability(major, minor, dev);
+}
+
 typedef CUresult (*cubind__cuDevicePrimaryCtxRetain_fn)(CUcontext *pctx, CUdevice dev);
 
-CUresult cubind_driver_device_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_primary_ctx_retain and its traced path. */
+static inline CUresult call_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevicePrimaryCtxRetain_fn cubind_fn = (cubind__cuDevicePrimaryCtxRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[21], 21, &cubind_unavailable);
@@ -1704,9 +2997,34 @@ CUresult cubind_driver_device_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevicePrimaryCtxRetain(pctx, dev);
+    cubind_result = call_cuDevicePrimaryCtxRetain(pctx, dev);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevicePrimaryCtxRetain(pctx, dev);
+    return call_cuDevicePrimaryCtxRetain(pctx, dev);
+}
+
 typedef CUresult (*cubind__cuDevicePrimaryCtxRelease_v2_fn)(CUdevice dev);
 
-CUresult cubind_driver_device_primary_ctx_release(CUdevice dev)
+/* The call itself, shared by cubind_driver_device_primary_ctx_release and its traced path. */
+static inline CUresult call_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevicePrimaryCtxRelease_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxRelease_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[22], 22, &cubind_unavailable);
@@ -1719,9 +3037,33 @@ CUresult cubind_driver_device_primary_ctx_release(CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevicePrimaryCtxRelease_v2(dev);
+    cubind_result = call_cuDevicePrimaryCtxRelease_v2(dev);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_primary_ctx_release(CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevicePrimaryCtxRelease_v2(dev);
+    return call_cuDevicePrimaryCtxRelease_v2(dev);
+}
+
 typedef CUresult (*cubind__cuDevicePrimaryCtxSetFlags_v2_fn)(CUdevice dev, unsigned int flags);
 
-CUresult cubind_driver_device_primary_ctx_set_flags(CUdevice dev, unsigned int flags)
+/* The call itself, shared by cubind_driver_device_primary_ctx_set_flags and its traced path. */
+static inline CUresult call_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevicePrimaryCtxSetFlags_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxSetFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[23], 23, &cubind_unavailable);
@@ -1734,9 +3076,34 @@ CUresult cubind_driver_device_primary_ctx_set_flags(CUdevice dev, unsigned int f
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    cubind_result = call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_primary_ctx_set_flags(CUdevice dev, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    return call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}
+
 typedef CUresult (*cubind__cuDevicePrimaryCtxGetState_fn)(CUdevice dev, unsigned int *flags, int *active);
 
-CUresult cubind_driver_device_primary_ctx_get_state(CUdevice dev, unsigned int *flags, int *active)
+/* The call itself, shared by cubind_driver_device_primary_ctx_get_state and its traced path. */
+static inline CUresult call_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevicePrimaryCtxGetState_fn cubind_fn = (cubind__cuDevicePrimaryCtxGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[24], 24, &cubind_unavailable);
@@ -1749,9 +3116,35 @@ CUresult cubind_driver_device_primary_ctx_get_state(CUdevice dev, unsigned int *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevicePrimaryCtxGetState(dev, flags, active);
+    cubind_result = call_cuDevicePrimaryCtxGetState(dev, flags, active);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_pointer(&cubind_call, "active", (uintptr_t)active);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_primary_ctx_get_state(CUdevice dev, unsigned int *flags, int *active)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevicePrimaryCtxGetState(dev, flags, active);
+    return call_cuDevicePrimaryCtxGetState(dev, flags, active);
+}
+
 typedef CUresult (*cubind__cuDevicePrimaryCtxReset_v2_fn)(CUdevice dev);
 
-CUresult cubind_driver_device_primary_ctx_reset(CUdevice dev)
+/* The call itself, shared by cubind_driver_device_primary_ctx_reset and its traced path. */
+static inline CUresult call_cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevicePrimaryCtxReset_v2_fn cubind_fn = (cubind__cuDevicePrimaryCtxReset_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[25], 25, &cubind_unavailable);
@@ -1764,9 +3157,33 @@ CUresult cubind_driver_device_primary_ctx_reset(CUdevice dev)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevicePrimaryCtxReset_v2(dev);
+    cubind_result = call_cuDevicePrimaryCtxReset_v2(dev);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_primary_ctx_reset(CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevicePrimaryCtxReset_v2(dev);
+    return call_cuDevicePrimaryCtxReset_v2(dev);
+}
+
 typedef CUresult (*cubind__cuCtxCreate_v4_fn)(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev);
 
-CUresult cubind_driver_ctx_create(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+/* The call itself, shared by cubind_driver_ctx_create and its traced path. */
+static inline CUresult call_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxCreate_v4_fn cubind_fn = (cubind__cuCtxCreate_v4_fn)cubind__symbol(&cubind__driver_symbols, &slots[26], 26, &cubind_unavailable);
@@ -1779,9 +3196,36 @@ CUresult cubind_driver_ctx_create(CUcontext *pctx, CUctxCreateParams *ctxCreateP
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    cubind_result = call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_pointer(&cubind_call, "ctxCreateParams", (uintptr_t)ctxCreateParams);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_create(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    return call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+}
+
 typedef CUresult (*cubind__cuCtxDestroy_v2_fn)(CUcontext ctx);
 
-CUresult cubind_driver_ctx_destroy(CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_destroy and its traced path. */
+static inline CUresult call_cuCtxDestroy_v2(CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxDestroy_v2_fn cubind_fn = (cubind__cuCtxDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[27], 27, &cubind_unavailable);
@@ -1794,9 +3238,33 @@ CUresult cubind_driver_ctx_destroy(CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxDestroy_v2(CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxDestroy_v2(ctx);
+    cubind_result = call_cuCtxDestroy_v2(ctx);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_destroy(CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxDestroy_v2(ctx);
+    return call_cuCtxDestroy_v2(ctx);
+}
+
 typedef CUresult (*cubind__cuCtxPushCurrent_v2_fn)(CUcontext ctx);
 
-CUresult cubind_driver_ctx_push_current(CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_push_current and its traced path. */
+static inline CUresult call_cuCtxPushCurrent_v2(CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxPushCurrent_v2_fn cubind_fn = (cubind__cuCtxPushCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[28], 28, &cubind_unavailable);
@@ -1809,9 +3277,33 @@ CUresult cubind_driver_ctx_push_current(CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxPushCurrent_v2(ctx);
+    cubind_result = call_cuCtxPushCurrent_v2(ctx);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_push_current(CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxPushCurrent_v2(ctx);
+    return call_cuCtxPushCurrent_v2(ctx);
+}
+
 typedef CUresult (*cubind__cuCtxPopCurrent_v2_fn)(CUcontext *pctx);
 
-CUresult cubind_driver_ctx_pop_current(CUcontext *pctx)
+/* The call itself, shared by cubind_driver_ctx_pop_current and its traced path. */
+static inline CUresult call_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxPopCurrent_v2_fn cubind_fn = (cubind__cuCtxPopCurrent_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[29], 29, &cubind_unavailable);
@@ -1824,9 +3316,33 @@ CUresult cubind_driver_ctx_pop_current(CUcontext *pctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxPopCurrent_v2(pctx);
+    cubind_result = call_cuCtxPopCurrent_v2(pctx);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_pop_current(CUcontext *pctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxPopCurrent_v2(pctx);
+    return call_cuCtxPopCurrent_v2(pctx);
+}
+
 typedef CUresult (*cubind__cuCtxSetCurrent_fn)(CUcontext ctx);
 
-CUresult cubind_driver_ctx_set_current(CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_set_current and its traced path. */
+static inline CUresult call_cuCtxSetCurrent(CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSetCurrent_fn cubind_fn = (cubind__cuCtxSetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[30], 30, &cubind_unavailable);
@@ -1839,9 +3355,33 @@ CUresult cubind_driver_ctx_set_current(CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSetCurrent(CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSetCurrent(ctx);
+    cubind_result = call_cuCtxSetCurrent(ctx);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_set_current(CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSetCurrent(ctx);
+    return call_cuCtxSetCurrent(ctx);
+}
+
 typedef CUresult (*cubind__cuCtxGetCurrent_fn)(CUcontext *pctx);
 
-CUresult cubind_driver_ctx_get_current(CUcontext *pctx)
+/* The call itself, shared by cubind_driver_ctx_get_current and its traced path. */
+static inline CUresult call_cuCtxGetCurrent(CUcontext *pctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetCurrent_fn cubind_fn = (cubind__cuCtxGetCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[31], 31, &cubind_unavailable);
@@ -1854,9 +3394,33 @@ CUresult cubind_driver_ctx_get_current(CUcontext *pctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetCurrent(CUcontext *pctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetCurrent(pctx);
+    cubind_result = call_cuCtxGetCurrent(pctx);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_current(CUcontext *pctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetCurrent(pctx);
+    return call_cuCtxGetCurrent(pctx);
+}
+
 typedef CUresult (*cubind__cuCtxGetDevice_fn)(CUdevice *device);
 
-CUresult cubind_driver_ctx_get_device(CUdevice *device)
+/* The call itself, shared by cubind_driver_ctx_get_device and its traced path. */
+static inline CUresult call_cuCtxGetDevice(CUdevice *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetDevice_fn cubind_fn = (cubind__cuCtxGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[32], 32, &cubind_unavailable);
@@ -1869,9 +3433,33 @@ CUresult cubind_driver_ctx_get_device(CUdevice *device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetDevice(CUdevice *device)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetDevice(device);
+    cubind_result = call_cuCtxGetDevice(device);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_device(CUdevice *device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetDevice(device);
+    return call_cuCtxGetDevice(device);
+}
+
 typedef CUresult (*cubind__cuCtxGetDevice_v2_fn)(CUdevice *device, CUcontext ctx);
 
-CUresult cubind_driver_ctx_get_device_v2(CUdevice *device, CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_get_device_v2 and its traced path. */
+static inline CUresult call_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetDevice_v2_fn cubind_fn = (cubind__cuCtxGetDevice_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[33], 33, &cubind_unavailable);
@@ -1884,9 +3472,34 @@ CUresult cubind_driver_ctx_get_device_v2(CUdevice *device, CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetDevice_v2(device, ctx);
+    cubind_result = call_cuCtxGetDevice_v2(device, ctx);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_device_v2(CUdevice *device, CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetDevice_v2(device, ctx);
+    return call_cuCtxGetDevice_v2(device, ctx);
+}
+
 typedef CUresult (*cubind__cuCtxGetFlags_fn)(unsigned int *flags);
 
-CUresult cubind_driver_ctx_get_flags(unsigned int *flags)
+/* The call itself, shared by cubind_driver_ctx_get_flags and its traced path. */
+static inline CUresult call_cuCtxGetFlags(unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetFlags_fn cubind_fn = (cubind__cuCtxGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[34], 34, &cubind_unavailable);
@@ -1899,9 +3512,33 @@ CUresult cubind_driver_ctx_get_flags(unsigned int *flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetFlags(unsigned int *flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetFlags(flags);
+    cubind_result = call_cuCtxGetFlags(flags);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_flags(unsigned int *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetFlags(flags);
+    return call_cuCtxGetFlags(flags);
+}
+
 typedef CUresult (*cubind__cuCtxSetFlags_fn)(unsigned int flags);
 
-CUresult cubind_driver_ctx_set_flags(unsigned int flags)
+/* The call itself, shared by cubind_driver_ctx_set_flags and its traced path. */
+static inline CUresult call_cuCtxSetFlags(unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSetFlags_fn cubind_fn = (cubind__cuCtxSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[35], 35, &cubind_unavailable);
@@ -1914,9 +3551,33 @@ CUresult cubind_driver_ctx_set_flags(unsigned int flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSetFlags(unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSetFlags(flags);
+    cubind_result = call_cuCtxSetFlags(flags);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_set_flags(unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSetFlags(flags);
+    return call_cuCtxSetFlags(flags);
+}
+
 typedef CUresult (*cubind__cuCtxGetId_fn)(CUcontext ctx, unsigned long long *ctxId);
 
-CUresult cubind_driver_ctx_get_id(CUcontext ctx, unsigned long long *ctxId)
+/* The call itself, shared by cubind_driver_ctx_get_id and its traced path. */
+static inline CUresult call_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetId_fn cubind_fn = (cubind__cuCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[36], 36, &cubind_unavailable);
@@ -1929,9 +3590,34 @@ CUresult cubind_driver_ctx_get_id(CUcontext ctx, unsigned long long *ctxId)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetId(ctx, ctxId);
+    cubind_result = call_cuCtxGetId(ctx, ctxId);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_pointer(&cubind_call, "ctxId", (uintptr_t)ctxId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_id(CUcontext ctx, unsigned long long *ctxId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetId(ctx, ctxId);
+    return call_cuCtxGetId(ctx, ctxId);
+}
+
 typedef CUresult (*cubind__cuCtxSynchronize_fn)(void);
 
-CUresult cubind_driver_ctx_synchronize(void)
+/* The call itself, shared by cubind_driver_ctx_synchronize and its traced path. */
+static inline CUresult call_cuCtxSynchronize(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSynchronize_fn cubind_fn = (cubind__cuCtxSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[37], 37, &cubind_unavailable);
@@ -1944,9 +3630,32 @@ CUresult cubind_driver_ctx_synchronize(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSynchronize(void)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSynchronize();
+    cubind_result = call_cuCtxSynchronize();
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_synchronize(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSynchronize();
+    return call_cuCtxSynchronize();
+}
+
 typedef CUresult (*cubind__cuCtxSynchronize_v2_fn)(CUcontext ctx);
 
-CUresult cubind_driver_ctx_synchronize_v2(CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_synchronize_v2 and its traced path. */
+static inline CUresult call_cuCtxSynchronize_v2(CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSynchronize_v2_fn cubind_fn = (cubind__cuCtxSynchronize_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[38], 38, &cubind_unavailable);
@@ -1959,9 +3668,33 @@ CUresult cubind_driver_ctx_synchronize_v2(CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSynchronize_v2(CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSynchronize_v2(ctx);
+    cubind_result = call_cuCtxSynchronize_v2(ctx);
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_synchronize_v2(CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSynchronize_v2(ctx);
+    return call_cuCtxSynchronize_v2(ctx);
+}
+
 typedef CUresult (*cubind__cuCtxSetLimit_fn)(CUlimit limit, size_t value);
 
-CUresult cubind_driver_ctx_set_limit(CUlimit limit, size_t value)
+/* The call itself, shared by cubind_driver_ctx_set_limit and its traced path. */
+static inline CUresult call_cuCtxSetLimit(CUlimit limit, size_t value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSetLimit_fn cubind_fn = (cubind__cuCtxSetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[39], 39, &cubind_unavailable);
@@ -1974,9 +3707,34 @@ CUresult cubind_driver_ctx_set_limit(CUlimit limit, size_t value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSetLimit(limit, value);
+    cubind_result = call_cuCtxSetLimit(limit, value);
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_set_limit(CUlimit limit, size_t value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSetLimit(limit, value);
+    return call_cuCtxSetLimit(limit, value);
+}
+
 typedef CUresult (*cubind__cuCtxGetLimit_fn)(size_t *pvalue, CUlimit limit);
 
-CUresult cubind_driver_ctx_get_limit(size_t *pvalue, CUlimit limit)
+/* The call itself, shared by cubind_driver_ctx_get_limit and its traced path. */
+static inline CUresult call_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetLimit_fn cubind_fn = (cubind__cuCtxGetLimit_fn)cubind__symbol(&cubind__driver_symbols, &slots[40], 40, &cubind_unavailable);
@@ -1989,9 +3747,34 @@ CUresult cubind_driver_ctx_get_limit(size_t *pvalue, CUlimit limit)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetLimit(pvalue, limit);
+    cubind_result = call_cuCtxGetLimit(pvalue, limit);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pvalue", (uintptr_t)pvalue);
+        cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_limit(size_t *pvalue, CUlimit limit)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetLimit(pvalue, limit);
+    return call_cuCtxGetLimit(pvalue, limit);
+}
+
 typedef CUresult (*cubind__cuCtxGetCacheConfig_fn)(CUfunc_cache *pconfig);
 
-CUresult cubind_driver_ctx_get_cache_config(CUfunc_cache *pconfig)
+/* The call itself, shared by cubind_driver_ctx_get_cache_config and its traced path. */
+static inline CUresult call_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetCacheConfig_fn cubind_fn = (cubind__cuCtxGetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[41], 41, &cubind_unavailable);
@@ -2004,9 +3787,33 @@ CUresult cubind_driver_ctx_get_cache_config(CUfunc_cache *pconfig)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetCacheConfig(pconfig);
+    cubind_result = call_cuCtxGetCacheConfig(pconfig);
+    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pconfig", (uintptr_t)pconfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_cache_config(CUfunc_cache *pconfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetCacheConfig(pconfig);
+    return call_cuCtxGetCacheConfig(pconfig);
+}
+
 typedef CUresult (*cubind__cuCtxSetCacheConfig_fn)(CUfunc_cache config);
 
-CUresult cubind_driver_ctx_set_cache_config(CUfunc_cache config)
+/* The call itself, shared by cubind_driver_ctx_set_cache_config and its traced path. */
+static inline CUresult call_cuCtxSetCacheConfig(CUfunc_cache config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSetCacheConfig_fn cubind_fn = (cubind__cuCtxSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[42], 42, &cubind_unavailable);
@@ -2019,9 +3826,33 @@ CUresult cubind_driver_ctx_set_cache_config(CUfunc_cache config)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSetCacheConfig(config);
+    cubind_result = call_cuCtxSetCacheConfig(config);
+    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_set_cache_config(CUfunc_cache config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSetCacheConfig(config);
+    return call_cuCtxSetCacheConfig(config);
+}
+
 typedef CUresult (*cubind__cuCtxGetApiVersion_fn)(CUcontext ctx, unsigned int *version);
 
-CUresult cubind_driver_ctx_get_api_version(CUcontext ctx, unsigned int *version)
+/* The call itself, shared by cubind_driver_ctx_get_api_version and its traced path. */
+static inline CUresult call_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetApiVersion_fn cubind_fn = (cubind__cuCtxGetApiVersion_fn)cubind__symbol(&cubind__driver_symbols, &slots[43], 43, &cubind_unavailable);
@@ -2034,9 +3865,34 @@ CUresult cubind_driver_ctx_get_api_version(CUcontext ctx, unsigned int *version)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetApiVersion(ctx, version);
+    cubind_result = call_cuCtxGetApiVersion(ctx, version);
+    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_api_version(CUcontext ctx, unsigned int *version)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetApiVersion(ctx, version);
+    return call_cuCtxGetApiVersion(ctx, version);
+}
+
 typedef CUresult (*cubind__cuCtxGetStreamPriorityRange_fn)(int *leastPriority, int *greatestPriority);
 
-CUresult cubind_driver_ctx_get_stream_priority_range(int *leastPriority, int *greatestPriority)
+/* The call itself, shared by cubind_driver_ctx_get_stream_priority_range and its traced path. */
+static inline CUresult call_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetStreamPriorityRange_fn cubind_fn = (cubind__cuCtxGetStreamPriorityRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[44], 44, &cubind_unavailable);
@@ -2049,9 +3905,34 @@ CUresult cubind_driver_ctx_get_stream_priority_range(int *leastPriority, int *gr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    cubind_result = call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
+        cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_stream_priority_range(int *leastPriority, int *greatestPriority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    return call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+}
+
 typedef CUresult (*cubind__cuCtxResetPersistingL2Cache_fn)(void);
 
-CUresult cubind_driver_ctx_reset_persisting_l2cache(void)
+/* The call itself, shared by cubind_driver_ctx_reset_persisting_l2cache and its traced path. */
+static inline CUresult call_cuCtxResetPersistingL2Cache(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cuCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__driver_symbols, &slots[45], 45, &cubind_unavailable);
@@ -2064,9 +3945,32 @@ CUresult cubind_driver_ctx_reset_persisting_l2cache(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxResetPersistingL2Cache(void)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxResetPersistingL2Cache();
+    cubind_result = call_cuCtxResetPersistingL2Cache();
+    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_reset_persisting_l2cache(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxResetPersistingL2Cache();
+    return call_cuCtxResetPersistingL2Cache();
+}
+
 typedef CUresult (*cubind__cuCtxGetExecAffinity_fn)(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type);
 
-CUresult cubind_driver_ctx_get_exec_affinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
+/* The call itself, shared by cubind_driver_ctx_get_exec_affinity and its traced path. */
+static inline CUresult call_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetExecAffinity_fn cubind_fn = (cubind__cuCtxGetExecAffinity_fn)cubind__symbol(&cubind__driver_symbols, &slots[46], 46, &cubind_unavailable);
@@ -2079,9 +3983,34 @@ CUresult cubind_driver_ctx_get_exec_affinity(CUexecAffinityParam *pExecAffinity,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetExecAffinity(pExecAffinity, type);
+    cubind_result = call_cuCtxGetExecAffinity(pExecAffinity, type);
+    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pExecAffinity", (uintptr_t)pExecAffinity);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_exec_affinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetExecAffinity(pExecAffinity, type);
+    return call_cuCtxGetExecAffinity(pExecAffinity, type);
+}
+
 typedef CUresult (*cubind__cuCtxRecordEvent_fn)(CUcontext hCtx, CUevent hEvent);
 
-CUresult cubind_driver_ctx_record_event(CUcontext hCtx, CUevent hEvent)
+/* The call itself, shared by cubind_driver_ctx_record_event and its traced path. */
+static inline CUresult call_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxRecordEvent_fn cubind_fn = (cubind__cuCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[47], 47, &cubind_unavailable);
@@ -2094,9 +4023,34 @@ CUresult cubind_driver_ctx_record_event(CUcontext hCtx, CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxRecordEvent(hCtx, hEvent);
+    cubind_result = call_cuCtxRecordEvent(hCtx, hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_record_event(CUcontext hCtx, CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxRecordEvent(hCtx, hEvent);
+    return call_cuCtxRecordEvent(hCtx, hEvent);
+}
+
 typedef CUresult (*cubind__cuCtxWaitEvent_fn)(CUcontext hCtx, CUevent hEvent);
 
-CUresult cubind_driver_ctx_wait_event(CUcontext hCtx, CUevent hEvent)
+/* The call itself, shared by cubind_driver_ctx_wait_event and its traced path. */
+static inline CUresult call_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxWaitEvent_fn cubind_fn = (cubind__cuCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[48], 48, &cubind_unavailable);
@@ -2109,9 +4063,34 @@ CUresult cubind_driver_ctx_wait_event(CUcontext hCtx, CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxWaitEvent(hCtx, hEvent);
+    cubind_result = call_cuCtxWaitEvent(hCtx, hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_wait_event(CUcontext hCtx, CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxWaitEvent(hCtx, hEvent);
+    return call_cuCtxWaitEvent(hCtx, hEvent);
+}
+
 typedef CUresult (*cubind__cuCtxAttach_fn)(CUcontext *pctx, unsigned int flags);
 
-CUresult cubind_driver_ctx_attach(CUcontext *pctx, unsigned int flags)
+/* The call itself, shared by cubind_driver_ctx_attach and its traced path. */
+static inline CUresult call_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxAttach_fn cubind_fn = (cubind__cuCtxAttach_fn)cubind__symbol(&cubind__driver_symbols, &slots[49], 49, &cubind_unavailable);
@@ -2124,9 +4103,34 @@ CUresult cubind_driver_ctx_attach(CUcontext *pctx, unsigned int flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxAttach(CUcontext *pctx, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxAttach(pctx, flags);
+    cubind_result = call_cuCtxAttach(pctx, flags);
+    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_attach(CUcontext *pctx, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxAttach(pctx, flags);
+    return call_cuCtxAttach(pctx, flags);
+}
+
 typedef CUresult (*cubind__cuCtxDetach_fn)(CUcontext ctx);
 
-CUresult cubind_driver_ctx_detach(CUcontext ctx)
+/* The call itself, shared by cubind_driver_ctx_detach and its traced path. */
+static inline CUresult call_cuCtxDetach(CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxDetach_fn cubind_fn = (cubind__cuCtxDetach_fn)cubind__symbol(&cubind__driver_symbols, &slots[50], 50, &cubind_unavailable);
@@ -2139,9 +4143,33 @@ CUresult cubind_driver_ctx_detach(CUcontext ctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxDetach(CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxDetach(ctx);
+    cubind_result = call_cuCtxDetach(ctx);
+    if (cubind__trace_wanted(&cubind_call, names[50], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_detach(CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxDetach(ctx);
+    return call_cuCtxDetach(ctx);
+}
+
 typedef CUresult (*cubind__cuCtxGetSharedMemConfig_fn)(CUsharedconfig *pConfig);
 
-CUresult cubind_driver_ctx_get_shared_mem_config(CUsharedconfig *pConfig)
+/* The call itself, shared by cubind_driver_ctx_get_shared_mem_config and its traced path. */
+static inline CUresult call_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetSharedMemConfig_fn cubind_fn = (cubind__cuCtxGetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[51], 51, &cubind_unavailable);
@@ -2154,9 +4182,33 @@ CUresult cubind_driver_ctx_get_shared_mem_config(CUsharedconfig *pConfig)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetSharedMemConfig(pConfig);
+    cubind_result = call_cuCtxGetSharedMemConfig(pConfig);
+    if (cubind__trace_wanted(&cubind_call, names[51], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_shared_mem_config(CUsharedconfig *pConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetSharedMemConfig(pConfig);
+    return call_cuCtxGetSharedMemConfig(pConfig);
+}
+
 typedef CUresult (*cubind__cuCtxSetSharedMemConfig_fn)(CUsharedconfig config);
 
-CUresult cubind_driver_ctx_set_shared_mem_config(CUsharedconfig config)
+/* The call itself, shared by cubind_driver_ctx_set_shared_mem_config and its traced path. */
+static inline CUresult call_cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxSetSharedMemConfig_fn cubind_fn = (cubind__cuCtxSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[52], 52, &cubind_unavailable);
@@ -2169,9 +4221,33 @@ CUresult cubind_driver_ctx_set_shared_mem_config(CUsharedconfig config)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxSetSharedMemConfig(config);
+    cubind_result = call_cuCtxSetSharedMemConfig(config);
+    if (cubind__trace_wanted(&cubind_call, names[52], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_set_shared_mem_config(CUsharedconfig config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxSetSharedMemConfig(config);
+    return call_cuCtxSetSharedMemConfig(config);
+}
+
 typedef CUresult (*cubind__cuModuleLoad_fn)(CUmodule *module, const char *fname);
 
-CUresult cubind_driver_module_load(CUmodule *module, const char *fname)
+/* The call itself, shared by cubind_driver_module_load and its traced path. */
+static inline CUresult call_cuModuleLoad(CUmodule *module, const char *fname)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleLoad_fn cubind_fn = (cubind__cuModuleLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[53], 53, &cubind_unavailable);
@@ -2184,9 +4260,34 @@ CUresult cubind_driver_module_load(CUmodule *module, const char *fname)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleLoad(CUmodule *module, const char *fname)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleLoad(module, fname);
+    cubind_result = call_cuModuleLoad(module, fname);
+    if (cubind__trace_wanted(&cubind_call, names[53], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
+        cubind__trace_pointer(&cubind_call, "fname", (uintptr_t)fname);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_load(CUmodule *module, const char *fname)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleLoad(module, fname);
+    return call_cuModuleLoad(module, fname);
+}
+
 typedef CUresult (*cubind__cuModuleLoadData_fn)(CUmodule *module, const void *image);
 
-CUresult cubind_driver_module_load_data(CUmodule *module, const void *image)
+/* The call itself, shared by cubind_driver_module_load_data and its traced path. */
+static inline CUresult call_cuModuleLoadData(CUmodule *module, const void *image)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleLoadData_fn cubind_fn = (cubind__cuModuleLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[54], 54, &cubind_unavailable);
@@ -2199,9 +4300,34 @@ CUresult cubind_driver_module_load_data(CUmodule *module, const void *image)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleLoadData(CUmodule *module, const void *image)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleLoadData(module, image);
+    cubind_result = call_cuModuleLoadData(module, image);
+    if (cubind__trace_wanted(&cubind_call, names[54], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
+        cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_load_data(CUmodule *module, const void *image)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleLoadData(module, image);
+    return call_cuModuleLoadData(module, image);
+}
+
 typedef CUresult (*cubind__cuModuleLoadDataEx_fn)(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues);
 
-CUresult cubind_driver_module_load_data_ex(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
+/* The call itself, shared by cubind_driver_module_load_data_ex and its traced path. */
+static inline CUresult call_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleLoadDataEx_fn cubind_fn = (cubind__cuModuleLoadDataEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[55], 55, &cubind_unavailable);
@@ -2214,9 +4340,37 @@ CUresult cubind_driver_module_load_data_ex(CUmodule *module, const void *image, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    cubind_result = call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    if (cubind__trace_wanted(&cubind_call, names[55], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
+        cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
+        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_load_data_ex(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    return call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+}
+
 typedef CUresult (*cubind__cuModuleLoadFatBinary_fn)(CUmodule *module, const void *fatCubin);
 
-CUresult cubind_driver_module_load_fat_binary(CUmodule *module, const void *fatCubin)
+/* The call itself, shared by cubind_driver_module_load_fat_binary and its traced path. */
+static inline CUresult call_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleLoadFatBinary_fn cubind_fn = (cubind__cuModuleLoadFatBinary_fn)cubind__symbol(&cubind__driver_symbols, &slots[56], 56, &cubind_unavailable);
@@ -2229,9 +4383,34 @@ CUresult cubind_driver_module_load_fat_binary(CUmodule *module, const void *fatC
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleLoadFatBinary(module, fatCubin);
+    cubind_result = call_cuModuleLoadFatBinary(module, fatCubin);
+    if (cubind__trace_wanted(&cubind_call, names[56], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
+        cubind__trace_pointer(&cubind_call, "fatCubin", (uintptr_t)fatCubin);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_load_fat_binary(CUmodule *module, const void *fatCubin)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleLoadFatBinary(module, fatCubin);
+    return call_cuModuleLoadFatBinary(module, fatCubin);
+}
+
 typedef CUresult (*cubind__cuModuleUnload_fn)(CUmodule hmod);
 
-CUresult cubind_driver_module_unload(CUmodule hmod)
+/* The call itself, shared by cubind_driver_module_unload and its traced path. */
+static inline CUresult call_cuModuleUnload(CUmodule hmod)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleUnload_fn cubind_fn = (cubind__cuModuleUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[57], 57, &cubind_unavailable);
@@ -2244,9 +4423,33 @@ CUresult cubind_driver_module_unload(CUmodule hmod)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleUnload(CUmodule hmod)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleUnload(hmod);
+    cubind_result = call_cuModuleUnload(hmod);
+    if (cubind__trace_wanted(&cubind_call, names[57], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_unload(CUmodule hmod)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleUnload(hmod);
+    return call_cuModuleUnload(hmod);
+}
+
 typedef CUresult (*cubind__cuModuleGetLoadingMode_fn)(CUmoduleLoadingMode *mode);
 
-CUresult cubind_driver_module_get_loading_mode(CUmoduleLoadingMode *mode)
+/* The call itself, shared by cubind_driver_module_get_loading_mode and its traced path. */
+static inline CUresult call_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetLoadingMode_fn cubind_fn = (cubind__cuModuleGetLoadingMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[58], 58, &cubind_unavailable);
@@ -2259,9 +4462,33 @@ CUresult cubind_driver_module_get_loading_mode(CUmoduleLoadingMode *mode)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetLoadingMode(mode);
+    cubind_result = call_cuModuleGetLoadingMode(mode);
+    if (cubind__trace_wanted(&cubind_call, names[58], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_loading_mode(CUmoduleLoadingMode *mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetLoadingMode(mode);
+    return call_cuModuleGetLoadingMode(mode);
+}
+
 typedef CUresult (*cubind__cuModuleGetFunction_fn)(CUfunction *hfunc, CUmodule hmod, const char *name);
 
-CUresult cubind_driver_module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
+/* The call itself, shared by cubind_driver_module_get_function and its traced path. */
+static inline CUresult call_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetFunction_fn cubind_fn = (cubind__cuModuleGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[59], 59, &cubind_unavailable);
@@ -2274,9 +4501,35 @@ CUresult cubind_driver_module_get_function(CUfunction *hfunc, CUmodule hmod, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetFunction(hfunc, hmod, name);
+    cubind_result = call_cuModuleGetFunction(hfunc, hmod, name);
+    if (cubind__trace_wanted(&cubind_call, names[59], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetFunction(hfunc, hmod, name);
+    return call_cuModuleGetFunction(hfunc, hmod, name);
+}
+
 typedef CUresult (*cubind__cuModuleGetFunctionCount_fn)(unsigned int *count, CUmodule mod);
 
-CUresult cubind_driver_module_get_function_count(unsigned int *count, CUmodule mod)
+/* The call itself, shared by cubind_driver_module_get_function_count and its traced path. */
+static inline CUresult call_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetFunctionCount_fn cubind_fn = (cubind__cuModuleGetFunctionCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[60], 60, &cubind_unavailable);
@@ -2289,9 +4542,34 @@ CUresult cubind_driver_module_get_function_count(unsigned int *count, CUmodule m
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetFunctionCount(count, mod);
+    cubind_result = call_cuModuleGetFunctionCount(count, mod);
+    if (cubind__trace_wanted(&cubind_call, names[60], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_function_count(unsigned int *count, CUmodule mod)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetFunctionCount(count, mod);
+    return call_cuModuleGetFunctionCount(count, mod);
+}
+
 typedef CUresult (*cubind__cuModuleEnumerateFunctions_fn)(CUfunction *functions, unsigned int numFunctions, CUmodule mod);
 
-CUresult cubind_driver_module_enumerate_functions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
+/* The call itself, shared by cubind_driver_module_enumerate_functions and its traced path. */
+static inline CUresult call_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleEnumerateFunctions_fn cubind_fn = (cubind__cuModuleEnumerateFunctions_fn)cubind__symbol(&cubind__driver_symbols, &slots[61], 61, &cubind_unavailable);
@@ -2304,9 +4582,35 @@ CUresult cubind_driver_module_enumerate_functions(CUfunction *functions, unsigne
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+    cubind_result = call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+    if (cubind__trace_wanted(&cubind_call, names[61], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "functions", (uintptr_t)functions);
+        cubind__trace_unsigned(&cubind_call, "numFunctions", (unsigned long long)numFunctions);
+        cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_enumerate_functions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+    return call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+}
+
 typedef CUresult (*cubind__cuModuleGetGlobal_v2_fn)(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name);
 
-CUresult cubind_driver_module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+/* The call itself, shared by cubind_driver_module_get_global and its traced path. */
+static inline CUresult call_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetGlobal_v2_fn cubind_fn = (cubind__cuModuleGetGlobal_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[62], 62, &cubind_unavailable);
@@ -2319,9 +4623,36 @@ CUresult cubind_driver_module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    cubind_result = call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    if (cubind__trace_wanted(&cubind_call, names[62], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    return call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+}
+
 typedef CUresult (*cubind__cuLinkCreate_v2_fn)(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut);
 
-CUresult cubind_driver_link_create(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
+/* The call itself, shared by cubind_driver_link_create and its traced path. */
+static inline CUresult call_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLinkCreate_v2_fn cubind_fn = (cubind__cuLinkCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[63], 63, &cubind_unavailable);
@@ -2334,9 +4665,36 @@ CUresult cubind_driver_link_create(unsigned int numOptions, CUjit_option *option
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    cubind_result = call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    if (cubind__trace_wanted(&cubind_call, names[63], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
+        cubind__trace_pointer(&cubind_call, "stateOut", (uintptr_t)stateOut);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_link_create(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    return call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+}
+
 typedef CUresult (*cubind__cuLinkAddData_v2_fn)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues);
 
-CUresult cubind_driver_link_add_data(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
+/* The call itself, shared by cubind_driver_link_add_data and its traced path. */
+static inline CUresult call_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLinkAddData_v2_fn cubind_fn = (cubind__cuLinkAddData_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[64], 64, &cubind_unavailable);
@@ -2349,9 +4707,40 @@ CUresult cubind_driver_link_add_data(CUlinkState state, CUjitInputType type, voi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+    cubind_result = call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+    if (cubind__trace_wanted(&cubind_call, names[64], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_link_add_data(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+    return call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+}
+
 typedef CUresult (*cubind__cuLinkAddFile_v2_fn)(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues);
 
-CUresult cubind_driver_link_add_file(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
+/* The call itself, shared by cubind_driver_link_add_file and its traced path. */
+static inline CUresult call_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLinkAddFile_v2_fn cubind_fn = (cubind__cuLinkAddFile_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[65], 65, &cubind_unavailable);
@@ -2364,9 +4753,38 @@ CUresult cubind_driver_link_add_file(CUlinkState state, CUjitInputType type, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+    cubind_result = call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+    if (cubind__trace_wanted(&cubind_call, names[65], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
+        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_link_add_file(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+    return call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+}
+
 typedef CUresult (*cubind__cuLinkComplete_fn)(CUlinkState state, void **cubinOut, size_t *sizeOut);
 
-CUresult cubind_driver_link_complete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+/* The call itself, shared by cubind_driver_link_complete and its traced path. */
+static inline CUresult call_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLinkComplete_fn cubind_fn = (cubind__cuLinkComplete_fn)cubind__symbol(&cubind__driver_symbols, &slots[66], 66, &cubind_unavailable);
@@ -2379,9 +4797,35 @@ CUresult cubind_driver_link_complete(CUlinkState state, void **cubinOut, size_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLinkComplete(state, cubinOut, sizeOut);
+    cubind_result = call_cuLinkComplete(state, cubinOut, sizeOut);
+    if (cubind__trace_wanted(&cubind_call, names[66], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_pointer(&cubind_call, "cubinOut", (uintptr_t)cubinOut);
+        cubind__trace_pointer(&cubind_call, "sizeOut", (uintptr_t)sizeOut);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_link_complete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLinkComplete(state, cubinOut, sizeOut);
+    return call_cuLinkComplete(state, cubinOut, sizeOut);
+}
+
 typedef CUresult (*cubind__cuLinkDestroy_fn)(CUlinkState state);
 
-CUresult cubind_driver_link_destroy(CUlinkState state)
+/* The call itself, shared by cubind_driver_link_destroy and its traced path. */
+static inline CUresult call_cuLinkDestroy(CUlinkState state)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLinkDestroy_fn cubind_fn = (cubind__cuLinkDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[67], 67, &cubind_unavailable);
@@ -2394,9 +4838,33 @@ CUresult cubind_driver_link_destroy(CUlinkState state)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLinkDestroy(CUlinkState state)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLinkDestroy(state);
+    cubind_result = call_cuLinkDestroy(state);
+    if (cubind__trace_wanted(&cubind_call, names[67], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_link_destroy(CUlinkState state)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLinkDestroy(state);
+    return call_cuLinkDestroy(state);
+}
+
 typedef CUresult (*cubind__cuModuleGetTexRef_fn)(CUtexref *pTexRef, CUmodule hmod, const char *name);
 
-CUresult cubind_driver_module_get_tex_ref(CUtexref *pTexRef, CUmodule hmod, const char *name)
+/* The call itself, shared by cubind_driver_module_get_tex_ref and its traced path. */
+static inline CUresult call_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetTexRef_fn cubind_fn = (cubind__cuModuleGetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[68], 68, &cubind_unavailable);
@@ -2409,9 +4877,35 @@ CUresult cubind_driver_module_get_tex_ref(CUtexref *pTexRef, CUmodule hmod, cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetTexRef(pTexRef, hmod, name);
+    cubind_result = call_cuModuleGetTexRef(pTexRef, hmod, name);
+    if (cubind__trace_wanted(&cubind_call, names[68], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_tex_ref(CUtexref *pTexRef, CUmodule hmod, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetTexRef(pTexRef, hmod, name);
+    return call_cuModuleGetTexRef(pTexRef, hmod, name);
+}
+
 typedef CUresult (*cubind__cuModuleGetSurfRef_fn)(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
 
-CUresult cubind_driver_module_get_surf_ref(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
+/* The call itself, shared by cubind_driver_module_get_surf_ref and its traced path. */
+static inline CUresult call_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuModuleGetSurfRef_fn cubind_fn = (cubind__cuModuleGetSurfRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[69], 69, &cubind_unavailable);
@@ -2424,9 +4918,35 @@ CUresult cubind_driver_module_get_surf_ref(CUsurfref *pSurfRef, CUmodule hmod, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    cubind_result = call_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    if (cubind__trace_wanted(&cubind_call, names[69], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pSurfRef", (uintptr_t)pSurfRef);
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_module_get_surf_ref(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    return call_cuModuleGetSurfRef(pSurfRef, hmod, name);
+}
+
 typedef CUresult (*cubind__cuLibraryLoadData_fn)(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
-CUresult cubind_driver_library_load_data(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* The call itself, shared by cubind_driver_library_load_data and its traced path. */
+static inline CUresult call_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryLoadData_fn cubind_fn = (cubind__cuLibraryLoadData_fn)cubind__symbol(&cubind__driver_symbols, &slots[70], 70, &cubind_unavailable);
@@ -2439,9 +4959,40 @@ CUresult cubind_driver_library_load_data(CUlibrary *library, const void *code, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind_result = call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind__trace_wanted(&cubind_call, names[70], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
+        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
+        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
+        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
+        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_load_data(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
+
 typedef CUresult (*cubind__cuLibraryLoadFromFile_fn)(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
-CUresult cubind_driver_library_load_from_file(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* The call itself, shared by cubind_driver_library_load_from_file and its traced path. */
+static inline CUresult call_cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryLoadFromFile_fn cubind_fn = (cubind__cuLibraryLoadFromFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[71], 71, &cubind_unavailable);
@@ -2454,9 +5005,40 @@ CUresult cubind_driver_library_load_from_file(CUlibrary *library, const char *fi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind_result = call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind__trace_wanted(&cubind_call, names[71], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
+        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
+        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
+        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
+        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_load_from_file(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
+
 typedef CUresult (*cubind__cuLibraryUnload_fn)(CUlibrary library);
 
-CUresult cubind_driver_library_unload(CUlibrary library)
+/* The call itself, shared by cubind_driver_library_unload and its traced path. */
+static inline CUresult call_cuLibraryUnload(CUlibrary library)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryUnload_fn cubind_fn = (cubind__cuLibraryUnload_fn)cubind__symbol(&cubind__driver_symbols, &slots[72], 72, &cubind_unavailable);
@@ -2469,9 +5051,33 @@ CUresult cubind_driver_library_unload(CUlibrary library)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryUnload(CUlibrary library)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryUnload(library);
+    cubind_result = call_cuLibraryUnload(library);
+    if (cubind__trace_wanted(&cubind_call, names[72], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_unload(CUlibrary library)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryUnload(library);
+    return call_cuLibraryUnload(library);
+}
+
 typedef CUresult (*cubind__cuLibraryGetKernel_fn)(CUkernel *pKernel, CUlibrary library, const char *name);
 
-CUresult cubind_driver_library_get_kernel(CUkernel *pKernel, CUlibrary library, const char *name)
+/* The call itself, shared by cubind_driver_library_get_kernel and its traced path. */
+static inline CUresult call_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetKernel_fn cubind_fn = (cubind__cuLibraryGetKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[73], 73, &cubind_unavailable);
@@ -2484,9 +5090,35 @@ CUresult cubind_driver_library_get_kernel(CUkernel *pKernel, CUlibrary library, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetKernel(pKernel, library, name);
+    cubind_result = call_cuLibraryGetKernel(pKernel, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[73], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_kernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetKernel(pKernel, library, name);
+    return call_cuLibraryGetKernel(pKernel, library, name);
+}
+
 typedef CUresult (*cubind__cuLibraryGetKernelCount_fn)(unsigned int *count, CUlibrary lib);
 
-CUresult cubind_driver_library_get_kernel_count(unsigned int *count, CUlibrary lib)
+/* The call itself, shared by cubind_driver_library_get_kernel_count and its traced path. */
+static inline CUresult call_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetKernelCount_fn cubind_fn = (cubind__cuLibraryGetKernelCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[74], 74, &cubind_unavailable);
@@ -2499,9 +5131,34 @@ CUresult cubind_driver_library_get_kernel_count(unsigned int *count, CUlibrary l
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetKernelCount(count, lib);
+    cubind_result = call_cuLibraryGetKernelCount(count, lib);
+    if (cubind__trace_wanted(&cubind_call, names[74], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_kernel_count(unsigned int *count, CUlibrary lib)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetKernelCount(count, lib);
+    return call_cuLibraryGetKernelCount(count, lib);
+}
+
 typedef CUresult (*cubind__cuLibraryEnumerateKernels_fn)(CUkernel *kernels, unsigned int numKernels, CUlibrary lib);
 
-CUresult cubind_driver_library_enumerate_kernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
+/* The call itself, shared by cubind_driver_library_enumerate_kernels and its traced path. */
+static inline CUresult call_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryEnumerateKernels_fn cubind_fn = (cubind__cuLibraryEnumerateKernels_fn)cubind__symbol(&cubind__driver_symbols, &slots[75], 75, &cubind_unavailable);
@@ -2514,9 +5171,35 @@ CUresult cubind_driver_library_enumerate_kernels(CUkernel *kernels, unsigned int
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    cubind_result = call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    if (cubind__trace_wanted(&cubind_call, names[75], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
+        cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
+        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_enumerate_kernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    return call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+}
+
 typedef CUresult (*cubind__cuLibraryGetModule_fn)(CUmodule *pMod, CUlibrary library);
 
-CUresult cubind_driver_library_get_module(CUmodule *pMod, CUlibrary library)
+/* The call itself, shared by cubind_driver_library_get_module and its traced path. */
+static inline CUresult call_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetModule_fn cubind_fn = (cubind__cuLibraryGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[76], 76, &cubind_unavailable);
@@ -2529,9 +5212,34 @@ CUresult cubind_driver_library_get_module(CUmodule *pMod, CUlibrary library)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetModule(pMod, library);
+    cubind_result = call_cuLibraryGetModule(pMod, library);
+    if (cubind__trace_wanted(&cubind_call, names[76], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pMod", (uintptr_t)pMod);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_module(CUmodule *pMod, CUlibrary library)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetModule(pMod, library);
+    return call_cuLibraryGetModule(pMod, library);
+}
+
 typedef CUresult (*cubind__cuKernelGetFunction_fn)(CUfunction *pFunc, CUkernel kernel);
 
-CUresult cubind_driver_kernel_get_function(CUfunction *pFunc, CUkernel kernel)
+/* The call itself, shared by cubind_driver_kernel_get_function and its traced path. */
+static inline CUresult call_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelGetFunction_fn cubind_fn = (cubind__cuKernelGetFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[77], 77, &cubind_unavailable);
@@ -2544,9 +5252,34 @@ CUresult cubind_driver_kernel_get_function(CUfunction *pFunc, CUkernel kernel)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelGetFunction(pFunc, kernel);
+    cubind_result = call_cuKernelGetFunction(pFunc, kernel);
+    if (cubind__trace_wanted(&cubind_call, names[77], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pFunc", (uintptr_t)pFunc);
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_get_function(CUfunction *pFunc, CUkernel kernel)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelGetFunction(pFunc, kernel);
+    return call_cuKernelGetFunction(pFunc, kernel);
+}
+
 typedef CUresult (*cubind__cuKernelGetLibrary_fn)(CUlibrary *pLib, CUkernel kernel);
 
-CUresult cubind_driver_kernel_get_library(CUlibrary *pLib, CUkernel kernel)
+/* The call itself, shared by cubind_driver_kernel_get_library and its traced path. */
+static inline CUresult call_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelGetLibrary_fn cubind_fn = (cubind__cuKernelGetLibrary_fn)cubind__symbol(&cubind__driver_symbols, &slots[78], 78, &cubind_unavailable);
@@ -2559,9 +5292,34 @@ CUresult cubind_driver_kernel_get_library(CUlibrary *pLib, CUkernel kernel)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelGetLibrary(pLib, kernel);
+    cubind_result = call_cuKernelGetLibrary(pLib, kernel);
+    if (cubind__trace_wanted(&cubind_call, names[78], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pLib", (uintptr_t)pLib);
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_get_library(CUlibrary *pLib, CUkernel kernel)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelGetLibrary(pLib, kernel);
+    return call_cuKernelGetLibrary(pLib, kernel);
+}
+
 typedef CUresult (*cubind__cuLibraryGetGlobal_fn)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
 
-CUresult cubind_driver_library_get_global(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+/* The call itself, shared by cubind_driver_library_get_global and its traced path. */
+static inline CUresult call_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetGlobal_fn cubind_fn = (cubind__cuLibraryGetGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[79], 79, &cubind_unavailable);
@@ -2574,9 +5332,36 @@ CUresult cubind_driver_library_get_global(CUdeviceptr *dptr, size_t *bytes, CUli
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetGlobal(dptr, bytes, library, name);
+    cubind_result = call_cuLibraryGetGlobal(dptr, bytes, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[79], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_global(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetGlobal(dptr, bytes, library, name);
+    return call_cuLibraryGetGlobal(dptr, bytes, library, name);
+}
+
 typedef CUresult (*cubind__cuLibraryGetManaged_fn)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
 
-CUresult cubind_driver_library_get_managed(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+/* The call itself, shared by cubind_driver_library_get_managed and its traced path. */
+static inline CUresult call_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetManaged_fn cubind_fn = (cubind__cuLibraryGetManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[80], 80, &cubind_unavailable);
@@ -2589,9 +5374,36 @@ CUresult cubind_driver_library_get_managed(CUdeviceptr *dptr, size_t *bytes, CUl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetManaged(dptr, bytes, library, name);
+    cubind_result = call_cuLibraryGetManaged(dptr, bytes, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[80], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_managed(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetManaged(dptr, bytes, library, name);
+    return call_cuLibraryGetManaged(dptr, bytes, library, name);
+}
+
 typedef CUresult (*cubind__cuLibraryGetUnifiedFunction_fn)(void **fptr, CUlibrary library, const char *symbol);
 
-CUresult cubind_driver_library_get_unified_function(void **fptr, CUlibrary library, const char *symbol)
+/* The call itself, shared by cubind_driver_library_get_unified_function and its traced path. */
+static inline CUresult call_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cuLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__driver_symbols, &slots[81], 81, &cubind_unavailable);
@@ -2604,9 +5416,35 @@ CUresult cubind_driver_library_get_unified_function(void **fptr, CUlibrary libra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    cubind_result = call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    if (cubind__trace_wanted(&cubind_call, names[81], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_library_get_unified_function(void **fptr, CUlibrary library, const char *symbol)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    return call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+}
+
 typedef CUresult (*cubind__cuKernelGetAttribute_fn)(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev);
 
-CUresult cubind_driver_kernel_get_attribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+/* The call itself, shared by cubind_driver_kernel_get_attribute and its traced path. */
+static inline CUresult call_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelGetAttribute_fn cubind_fn = (cubind__cuKernelGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[82], 82, &cubind_unavailable);
@@ -2619,9 +5457,36 @@ CUresult cubind_driver_kernel_get_attribute(int *pi, CUfunction_attribute attrib
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    cubind_result = call_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    if (cubind__trace_wanted(&cubind_call, names[82], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_get_attribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    return call_cuKernelGetAttribute(pi, attrib, kernel, dev);
+}
+
 typedef CUresult (*cubind__cuKernelSetAttribute_fn)(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev);
 
-CUresult cubind_driver_kernel_set_attribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+/* The call itself, shared by cubind_driver_kernel_set_attribute and its traced path. */
+static inline CUresult call_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelSetAttribute_fn cubind_fn = (cubind__cuKernelSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[83], 83, &cubind_unavailable);
@@ -2634,9 +5499,36 @@ CUresult cubind_driver_kernel_set_attribute(CUfunction_attribute attrib, int val
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelSetAttribute(attrib, val, kernel, dev);
+    cubind_result = call_cuKernelSetAttribute(attrib, val, kernel, dev);
+    if (cubind__trace_wanted(&cubind_call, names[83], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
+        cubind__trace_signed(&cubind_call, "val", (long long)val);
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_set_attribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelSetAttribute(attrib, val, kernel, dev);
+    return call_cuKernelSetAttribute(attrib, val, kernel, dev);
+}
+
 typedef CUresult (*cubind__cuKernelSetCacheConfig_fn)(CUkernel kernel, CUfunc_cache config, CUdevice dev);
 
-CUresult cubind_driver_kernel_set_cache_config(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+/* The call itself, shared by cubind_driver_kernel_set_cache_config and its traced path. */
+static inline CUresult call_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelSetCacheConfig_fn cubind_fn = (cubind__cuKernelSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[84], 84, &cubind_unavailable);
@@ -2649,9 +5541,35 @@ CUresult cubind_driver_kernel_set_cache_config(CUkernel kernel, CUfunc_cache con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelSetCacheConfig(kernel, config, dev);
+    cubind_result = call_cuKernelSetCacheConfig(kernel, config, dev);
+    if (cubind__trace_wanted(&cubind_call, names[84], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_set_cache_config(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelSetCacheConfig(kernel, config, dev);
+    return call_cuKernelSetCacheConfig(kernel, config, dev);
+}
+
 typedef CUresult (*cubind__cuKernelGetName_fn)(const char **name, CUkernel hfunc);
 
-CUresult cubind_driver_kernel_get_name(const char **name, CUkernel hfunc)
+/* The call itself, shared by cubind_driver_kernel_get_name and its traced path. */
+static inline CUresult call_cuKernelGetName(const char **name, CUkernel hfunc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelGetName_fn cubind_fn = (cubind__cuKernelGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[85], 85, &cubind_unavailable);
@@ -2664,9 +5582,34 @@ CUresult cubind_driver_kernel_get_name(const char **name, CUkernel hfunc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelGetName(name, hfunc);
+    cubind_result = call_cuKernelGetName(name, hfunc);
+    if (cubind__trace_wanted(&cubind_call, names[85], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_get_name(const char **name, CUkernel hfunc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelGetName(name, hfunc);
+    return call_cuKernelGetName(name, hfunc);
+}
+
 typedef CUresult (*cubind__cuKernelGetParamInfo_fn)(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
-CUresult cubind_driver_kernel_get_param_info(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+/* The call itself, shared by cubind_driver_kernel_get_param_info and its traced path. */
+static inline CUresult call_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuKernelGetParamInfo_fn cubind_fn = (cubind__cuKernelGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[86], 86, &cubind_unavailable);
@@ -2679,9 +5622,36 @@ CUresult cubind_driver_kernel_get_param_info(CUkernel kernel, size_t paramIndex,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    cubind_result = call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    if (cubind__trace_wanted(&cubind_call, names[86], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
+        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
+        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_kernel_get_param_info(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    return call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+}
+
 typedef CUresult (*cubind__cuMemGetInfo_v2_fn)(size_t *free, size_t *total);
 
-CUresult cubind_driver_mem_get_info(size_t *free, size_t *total)
+/* The call itself, shared by cubind_driver_mem_get_info and its traced path. */
+static inline CUresult call_cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetInfo_v2_fn cubind_fn = (cubind__cuMemGetInfo_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[87], 87, &cubind_unavailable);
@@ -2694,9 +5664,34 @@ CUresult cubind_driver_mem_get_info(size_t *free, size_t *total)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetInfo_v2(size_t *free, size_t *total)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetInfo_v2(free, total);
+    cubind_result = call_cuMemGetInfo_v2(free, total);
+    if (cubind__trace_wanted(&cubind_call, names[87], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
+        cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_info(size_t *free, size_t *total)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetInfo_v2(free, total);
+    return call_cuMemGetInfo_v2(free, total);
+}
+
 typedef CUresult (*cubind__cuMemAlloc_v2_fn)(CUdeviceptr *dptr, size_t bytesize);
 
-CUresult cubind_driver_mem_alloc(CUdeviceptr *dptr, size_t bytesize)
+/* The call itself, shared by cubind_driver_mem_alloc and its traced path. */
+static inline CUresult call_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAlloc_v2_fn cubind_fn = (cubind__cuMemAlloc_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[88], 88, &cubind_unavailable);
@@ -2709,9 +5704,34 @@ CUresult cubind_driver_mem_alloc(CUdeviceptr *dptr, size_t bytesize)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAlloc_v2(dptr, bytesize);
+    cubind_result = call_cuMemAlloc_v2(dptr, bytesize);
+    if (cubind__trace_wanted(&cubind_call, names[88], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc(CUdeviceptr *dptr, size_t bytesize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAlloc_v2(dptr, bytesize);
+    return call_cuMemAlloc_v2(dptr, bytesize);
+}
+
 typedef CUresult (*cubind__cuMemAllocPitch_v2_fn)(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes);
 
-CUresult cubind_driver_mem_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
+/* The call itself, shared by cubind_driver_mem_alloc_pitch and its traced path. */
+static inline CUresult call_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAllocPitch_v2_fn cubind_fn = (cubind__cuMemAllocPitch_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[89], 89, &cubind_unavailable);
@@ -2724,9 +5744,37 @@ CUresult cubind_driver_mem_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    cubind_result = call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    if (cubind__trace_wanted(&cubind_call, names[89], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "pPitch", (uintptr_t)pPitch);
+        cubind__trace_unsigned(&cubind_call, "WidthInBytes", (unsigned long long)WidthInBytes);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_unsigned(&cubind_call, "ElementSizeBytes", (unsigned long long)ElementSizeBytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    return call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
+
 typedef CUresult (*cubind__cuMemFree_v2_fn)(CUdeviceptr dptr);
 
-CUresult cubind_driver_mem_free(CUdeviceptr dptr)
+/* The call itself, shared by cubind_driver_mem_free and its traced path. */
+static inline CUresult call_cuMemFree_v2(CUdeviceptr dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemFree_v2_fn cubind_fn = (cubind__cuMemFree_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[90], 90, &cubind_unavailable);
@@ -2739,9 +5787,33 @@ CUresult cubind_driver_mem_free(CUdeviceptr dptr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemFree_v2(CUdeviceptr dptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemFree_v2(dptr);
+    cubind_result = call_cuMemFree_v2(dptr);
+    if (cubind__trace_wanted(&cubind_call, names[90], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_free(CUdeviceptr dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemFree_v2(dptr);
+    return call_cuMemFree_v2(dptr);
+}
+
 typedef CUresult (*cubind__cuMemGetAddressRange_v2_fn)(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
 
-CUresult cubind_driver_mem_get_address_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+/* The call itself, shared by cubind_driver_mem_get_address_range and its traced path. */
+static inline CUresult call_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetAddressRange_v2_fn cubind_fn = (cubind__cuMemGetAddressRange_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[91], 91, &cubind_unavailable);
@@ -2754,9 +5826,35 @@ CUresult cubind_driver_mem_get_address_range(CUdeviceptr *pbase, size_t *psize, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    cubind_result = call_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    if (cubind__trace_wanted(&cubind_call, names[91], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pbase", (uintptr_t)pbase);
+        cubind__trace_pointer(&cubind_call, "psize", (uintptr_t)psize);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_address_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    return call_cuMemGetAddressRange_v2(pbase, psize, dptr);
+}
+
 typedef CUresult (*cubind__cuMemAllocHost_v2_fn)(void **pp, size_t bytesize);
 
-CUresult cubind_driver_mem_alloc_host(void **pp, size_t bytesize)
+/* The call itself, shared by cubind_driver_mem_alloc_host and its traced path. */
+static inline CUresult call_cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAllocHost_v2_fn cubind_fn = (cubind__cuMemAllocHost_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[92], 92, &cubind_unavailable);
@@ -2769,9 +5867,34 @@ CUresult cubind_driver_mem_alloc_host(void **pp, size_t bytesize)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAllocHost_v2(pp, bytesize);
+    cubind_result = call_cuMemAllocHost_v2(pp, bytesize);
+    if (cubind__trace_wanted(&cubind_call, names[92], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc_host(void **pp, size_t bytesize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAllocHost_v2(pp, bytesize);
+    return call_cuMemAllocHost_v2(pp, bytesize);
+}
+
 typedef CUresult (*cubind__cuMemFreeHost_fn)(void *p);
 
-CUresult cubind_driver_mem_free_host(void *p)
+/* The call itself, shared by cubind_driver_mem_free_host and its traced path. */
+static inline CUresult call_cuMemFreeHost(void *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemFreeHost_fn cubind_fn = (cubind__cuMemFreeHost_fn)cubind__symbol(&cubind__driver_symbols, &slots[93], 93, &cubind_unavailable);
@@ -2784,9 +5907,33 @@ CUresult cubind_driver_mem_free_host(void *p)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemFreeHost(void *p)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemFreeHost(p);
+    cubind_result = call_cuMemFreeHost(p);
+    if (cubind__trace_wanted(&cubind_call, names[93], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_free_host(void *p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemFreeHost(p);
+    return call_cuMemFreeHost(p);
+}
+
 typedef CUresult (*cubind__cuMemHostAlloc_fn)(void **pp, size_t bytesize, unsigned int Flags);
 
-CUresult cubind_driver_mem_host_alloc(void **pp, size_t bytesize, unsigned int Flags)
+/* The call itself, shared by cubind_driver_mem_host_alloc and its traced path. */
+static inline CUresult call_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemHostAlloc_fn cubind_fn = (cubind__cuMemHostAlloc_fn)cubind__symbol(&cubind__driver_symbols, &slots[94], 94, &cubind_unavailable);
@@ -2799,9 +5946,35 @@ CUresult cubind_driver_mem_host_alloc(void **pp, size_t bytesize, unsigned int F
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemHostAlloc(pp, bytesize, Flags);
+    cubind_result = call_cuMemHostAlloc(pp, bytesize, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[94], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_host_alloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemHostAlloc(pp, bytesize, Flags);
+    return call_cuMemHostAlloc(pp, bytesize, Flags);
+}
+
 typedef CUresult (*cubind__cuMemHostGetDevicePointer_v2_fn)(CUdeviceptr *pdptr, void *p, unsigned int Flags);
 
-CUresult cubind_driver_mem_host_get_device_pointer(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+/* The call itself, shared by cubind_driver_mem_host_get_device_pointer and its traced path. */
+static inline CUresult call_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemHostGetDevicePointer_v2_fn cubind_fn = (cubind__cuMemHostGetDevicePointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[95], 95, &cubind_unavailable);
@@ -2814,9 +5987,35 @@ CUresult cubind_driver_mem_host_get_device_pointer(CUdeviceptr *pdptr, void *p, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    cubind_result = call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[95], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_host_get_device_pointer(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    return call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+}
+
 typedef CUresult (*cubind__cuMemHostGetFlags_fn)(unsigned int *pFlags, void *p);
 
-CUresult cubind_driver_mem_host_get_flags(unsigned int *pFlags, void *p)
+/* The call itself, shared by cubind_driver_mem_host_get_flags and its traced path. */
+static inline CUresult call_cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemHostGetFlags_fn cubind_fn = (cubind__cuMemHostGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[96], 96, &cubind_unavailable);
@@ -2829,9 +6028,34 @@ CUresult cubind_driver_mem_host_get_flags(unsigned int *pFlags, void *p)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemHostGetFlags(pFlags, p);
+    cubind_result = call_cuMemHostGetFlags(pFlags, p);
+    if (cubind__trace_wanted(&cubind_call, names[96], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_host_get_flags(unsigned int *pFlags, void *p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemHostGetFlags(pFlags, p);
+    return call_cuMemHostGetFlags(pFlags, p);
+}
+
 typedef CUresult (*cubind__cuMemAllocManaged_fn)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 
-CUresult cubind_driver_mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+/* The call itself, shared by cubind_driver_mem_alloc_managed and its traced path. */
+static inline CUresult call_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAllocManaged_fn cubind_fn = (cubind__cuMemAllocManaged_fn)cubind__symbol(&cubind__driver_symbols, &slots[97], 97, &cubind_unavailable);
@@ -2844,9 +6068,35 @@ CUresult cubind_driver_mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAllocManaged(dptr, bytesize, flags);
+    cubind_result = call_cuMemAllocManaged(dptr, bytesize, flags);
+    if (cubind__trace_wanted(&cubind_call, names[97], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc_managed(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAllocManaged(dptr, bytesize, flags);
+    return call_cuMemAllocManaged(dptr, bytesize, flags);
+}
+
 typedef CUresult (*cubind__cuDeviceRegisterAsyncNotification_fn)(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback);
 
-CUresult cubind_driver_device_register_async_notification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
+/* The call itself, shared by cubind_driver_device_register_async_notification and its traced path. */
+static inline CUresult call_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[98], 98, &cubind_unavailable);
@@ -2859,9 +6109,36 @@ CUresult cubind_driver_device_register_async_notification(CUdevice device, CUasy
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    cubind_result = call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    if (cubind__trace_wanted(&cubind_call, names[98], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_register_async_notification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    return call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+}
+
 typedef CUresult (*cubind__cuDeviceUnregisterAsyncNotification_fn)(CUdevice device, CUasyncCallbackHandle callback);
 
-CUresult cubind_driver_device_unregister_async_notification(CUdevice device, CUasyncCallbackHandle callback)
+/* The call itself, shared by cubind_driver_device_unregister_async_notification and its traced path. */
+static inline CUresult call_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cuDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__driver_symbols, &slots[99], 99, &cubind_unavailable);
@@ -2874,9 +6151,34 @@ CUresult cubind_driver_device_unregister_async_notification(CUdevice device, CUa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceUnregisterAsyncNotification(device, callback);
+    cubind_result = call_cuDeviceUnregisterAsyncNotification(device, callback);
+    if (cubind__trace_wanted(&cubind_call, names[99], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_unregister_async_notification(CUdevice device, CUasyncCallbackHandle callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceUnregisterAsyncNotification(device, callback);
+    return call_cuDeviceUnregisterAsyncNotification(device, callback);
+}
+
 typedef CUresult (*cubind__cuDeviceGetByPCIBusId_fn)(CUdevice *dev, const char *pciBusId);
 
-CUresult cubind_driver_device_get_by_pci_bus_id(CUdevice *dev, const char *pciBusId)
+/* The call itself, shared by cubind_driver_device_get_by_pci_bus_id and its traced path. */
+static inline CUresult call_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetByPCIBusId_fn cubind_fn = (cubind__cuDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[100], 100, &cubind_unavailable);
@@ -2889,9 +6191,34 @@ CUresult cubind_driver_device_get_by_pci_bus_id(CUdevice *dev, const char *pciBu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetByPCIBusId(dev, pciBusId);
+    cubind_result = call_cuDeviceGetByPCIBusId(dev, pciBusId);
+    if (cubind__trace_wanted(&cubind_call, names[100], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dev", (uintptr_t)dev);
+        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_by_pci_bus_id(CUdevice *dev, const char *pciBusId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetByPCIBusId(dev, pciBusId);
+    return call_cuDeviceGetByPCIBusId(dev, pciBusId);
+}
+
 typedef CUresult (*cubind__cuDeviceGetPCIBusId_fn)(char *pciBusId, int len, CUdevice dev);
 
-CUresult cubind_driver_device_get_pci_bus_id(char *pciBusId, int len, CUdevice dev)
+/* The call itself, shared by cubind_driver_device_get_pci_bus_id and its traced path. */
+static inline CUresult call_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetPCIBusId_fn cubind_fn = (cubind__cuDeviceGetPCIBusId_fn)cubind__symbol(&cubind__driver_symbols, &slots[101], 101, &cubind_unavailable);
@@ -2904,9 +6231,35 @@ CUresult cubind_driver_device_get_pci_bus_id(char *pciBusId, int len, CUdevice d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    cubind_result = call_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    if (cubind__trace_wanted(&cubind_call, names[101], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
+        cubind__trace_signed(&cubind_call, "len", (long long)len);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_pci_bus_id(char *pciBusId, int len, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    return call_cuDeviceGetPCIBusId(pciBusId, len, dev);
+}
+
 typedef CUresult (*cubind__cuIpcGetEventHandle_fn)(CUipcEventHandle *pHandle, CUevent event);
 
-CUresult cubind_driver_ipc_get_event_handle(CUipcEventHandle *pHandle, CUevent event)
+/* The call itself, shared by cubind_driver_ipc_get_event_handle and its traced path. */
+static inline CUresult call_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuIpcGetEventHandle_fn cubind_fn = (cubind__cuIpcGetEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[102], 102, &cubind_unavailable);
@@ -2919,9 +6272,34 @@ CUresult cubind_driver_ipc_get_event_handle(CUipcEventHandle *pHandle, CUevent e
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuIpcGetEventHandle(pHandle, event);
+    cubind_result = call_cuIpcGetEventHandle(pHandle, event);
+    if (cubind__trace_wanted(&cubind_call, names[102], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ipc_get_event_handle(CUipcEventHandle *pHandle, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuIpcGetEventHandle(pHandle, event);
+    return call_cuIpcGetEventHandle(pHandle, event);
+}
+
 typedef CUresult (*cubind__cuIpcOpenEventHandle_fn)(CUevent *phEvent, CUipcEventHandle handle);
 
-CUresult cubind_driver_ipc_open_event_handle(CUevent *phEvent, CUipcEventHandle handle)
+/* The call itself, shared by cubind_driver_ipc_open_event_handle and its traced path. */
+static inline CUresult call_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuIpcOpenEventHandle_fn cubind_fn = (cubind__cuIpcOpenEventHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[103], 103, &cubind_unavailable);
@@ -2934,9 +6312,34 @@ CUresult cubind_driver_ipc_open_event_handle(CUevent *phEvent, CUipcEventHandle 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuIpcOpenEventHandle(phEvent, handle);
+    cubind_result = call_cuIpcOpenEventHandle(phEvent, handle);
+    if (cubind__trace_wanted(&cubind_call, names[103], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
+        cubind__trace_record(&cubind_call, "handle");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ipc_open_event_handle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuIpcOpenEventHandle(phEvent, handle);
+    return call_cuIpcOpenEventHandle(phEvent, handle);
+}
+
 typedef CUresult (*cubind__cuIpcGetMemHandle_fn)(CUipcMemHandle *pHandle, CUdeviceptr dptr);
 
-CUresult cubind_driver_ipc_get_mem_handle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+/* The call itself, shared by cubind_driver_ipc_get_mem_handle and its traced path. */
+static inline CUresult call_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuIpcGetMemHandle_fn cubind_fn = (cubind__cuIpcGetMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[104], 104, &cubind_unavailable);
@@ -2949,9 +6352,34 @@ CUresult cubind_driver_ipc_get_mem_handle(CUipcMemHandle *pHandle, CUdeviceptr d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuIpcGetMemHandle(pHandle, dptr);
+    cubind_result = call_cuIpcGetMemHandle(pHandle, dptr);
+    if (cubind__trace_wanted(&cubind_call, names[104], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ipc_get_mem_handle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuIpcGetMemHandle(pHandle, dptr);
+    return call_cuIpcGetMemHandle(pHandle, dptr);
+}
+
 typedef CUresult (*cubind__cuIpcOpenMemHandle_v2_fn)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags);
 
-CUresult cubind_driver_ipc_open_mem_handle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+/* The call itself, shared by cubind_driver_ipc_open_mem_handle and its traced path. */
+static inline CUresult call_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuIpcOpenMemHandle_v2_fn cubind_fn = (cubind__cuIpcOpenMemHandle_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[105], 105, &cubind_unavailable);
@@ -2964,9 +6392,35 @@ CUresult cubind_driver_ipc_open_mem_handle(CUdeviceptr *pdptr, CUipcMemHandle ha
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    cubind_result = call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[105], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
+        cubind__trace_record(&cubind_call, "handle");
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ipc_open_mem_handle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    return call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
+
 typedef CUresult (*cubind__cuIpcCloseMemHandle_fn)(CUdeviceptr dptr);
 
-CUresult cubind_driver_ipc_close_mem_handle(CUdeviceptr dptr)
+/* The call itself, shared by cubind_driver_ipc_close_mem_handle and its traced path. */
+static inline CUresult call_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuIpcCloseMemHandle_fn cubind_fn = (cubind__cuIpcCloseMemHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[106], 106, &cubind_unavailable);
@@ -2979,9 +6433,33 @@ CUresult cubind_driver_ipc_close_mem_handle(CUdeviceptr dptr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuIpcCloseMemHandle(dptr);
+    cubind_result = call_cuIpcCloseMemHandle(dptr);
+    if (cubind__trace_wanted(&cubind_call, names[106], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ipc_close_mem_handle(CUdeviceptr dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuIpcCloseMemHandle(dptr);
+    return call_cuIpcCloseMemHandle(dptr);
+}
+
 typedef CUresult (*cubind__cuMemHostRegister_v2_fn)(void *p, size_t bytesize, unsigned int Flags);
 
-CUresult cubind_driver_mem_host_register(void *p, size_t bytesize, unsigned int Flags)
+/* The call itself, shared by cubind_driver_mem_host_register and its traced path. */
+static inline CUresult call_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemHostRegister_v2_fn cubind_fn = (cubind__cuMemHostRegister_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[107], 107, &cubind_unavailable);
@@ -2994,9 +6472,35 @@ CUresult cubind_driver_mem_host_register(void *p, size_t bytesize, unsigned int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemHostRegister_v2(p, bytesize, Flags);
+    cubind_result = call_cuMemHostRegister_v2(p, bytesize, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[107], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_host_register(void *p, size_t bytesize, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemHostRegister_v2(p, bytesize, Flags);
+    return call_cuMemHostRegister_v2(p, bytesize, Flags);
+}
+
 typedef CUresult (*cubind__cuMemHostUnregister_fn)(void *p);
 
-CUresult cubind_driver_mem_host_unregister(void *p)
+/* The call itself, shared by cubind_driver_mem_host_unregister and its traced path. */
+static inline CUresult call_cuMemHostUnregister(void *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemHostUnregister_fn cubind_fn = (cubind__cuMemHostUnregister_fn)cubind__symbol(&cubind__driver_symbols, &slots[108], 108, &cubind_unavailable);
@@ -3009,9 +6513,33 @@ CUresult cubind_driver_mem_host_unregister(void *p)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemHostUnregister(void *p)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemHostUnregister(p);
+    cubind_result = call_cuMemHostUnregister(p);
+    if (cubind__trace_wanted(&cubind_call, names[108], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_host_unregister(void *p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemHostUnregister(p);
+    return call_cuMemHostUnregister(p);
+}
+
 typedef CUresult (*cubind__cuMemcpy_fn)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
 
-CUresult cubind_driver_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy and its traced path. */
+static inline CUresult call_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy_fn cubind_fn = (cubind__cuMemcpy_fn)cubind__symbol(&cubind__driver_symbols, &slots[109], 109, &cubind_unavailable);
@@ -3024,9 +6552,35 @@ CUresult cubind_driver_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy(dst, src, ByteCount);
+    cubind_result = call_cuMemcpy(dst, src, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[109], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
+        cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy(dst, src, ByteCount);
+    return call_cuMemcpy(dst, src, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyPeer_fn)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_peer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_peer and its traced path. */
+static inline CUresult call_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyPeer_fn cubind_fn = (cubind__cuMemcpyPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[110], 110, &cubind_unavailable);
@@ -3039,9 +6593,37 @@ CUresult cubind_driver_memcpy_peer(CUdeviceptr dstDevice, CUcontext dstContext, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    cubind_result = call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[110], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_pointer(&cubind_call, "srcContext", (uintptr_t)srcContext);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_peer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    return call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyHtoD_v2_fn)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_hto_d(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_hto_d and its traced path. */
+static inline CUresult call_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyHtoD_v2_fn cubind_fn = (cubind__cuMemcpyHtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[111], 111, &cubind_unavailable);
@@ -3054,9 +6636,35 @@ CUresult cubind_driver_memcpy_hto_d(CUdeviceptr dstDevice, const void *srcHost, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    cubind_result = call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[111], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_hto_d(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    return call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyDtoH_v2_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_dto_h(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_dto_h and its traced path. */
+static inline CUresult call_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyDtoH_v2_fn cubind_fn = (cubind__cuMemcpyDtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[112], 112, &cubind_unavailable);
@@ -3069,9 +6677,35 @@ CUresult cubind_driver_memcpy_dto_h(void *dstHost, CUdeviceptr srcDevice, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    cubind_result = call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[112], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_dto_h(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    return call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyDtoD_v2_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_dto_d(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_dto_d and its traced path. */
+static inline CUresult call_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyDtoD_v2_fn cubind_fn = (cubind__cuMemcpyDtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[113], 113, &cubind_unavailable);
@@ -3084,9 +6718,35 @@ CUresult cubind_driver_memcpy_dto_d(CUdeviceptr dstDevice, CUdeviceptr srcDevice
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    cubind_result = call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[113], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_dto_d(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    return call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyDtoA_v2_fn)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_dto_a(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_dto_a and its traced path. */
+static inline CUresult call_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyDtoA_v2_fn cubind_fn = (cubind__cuMemcpyDtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[114], 114, &cubind_unavailable);
@@ -3099,9 +6759,36 @@ CUresult cubind_driver_memcpy_dto_a(CUarray dstArray, size_t dstOffset, CUdevice
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    cubind_result = call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[114], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
+        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_dto_a(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    return call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyAtoD_v2_fn)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_ato_d(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_ato_d and its traced path. */
+static inline CUresult call_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyAtoD_v2_fn cubind_fn = (cubind__cuMemcpyAtoD_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[115], 115, &cubind_unavailable);
@@ -3114,9 +6801,36 @@ CUresult cubind_driver_memcpy_ato_d(CUdeviceptr dstDevice, CUarray srcArray, siz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    cubind_result = call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[115], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
+        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_ato_d(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    return call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyHtoA_v2_fn)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_hto_a(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_hto_a and its traced path. */
+static inline CUresult call_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyHtoA_v2_fn cubind_fn = (cubind__cuMemcpyHtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[116], 116, &cubind_unavailable);
@@ -3129,9 +6843,36 @@ CUresult cubind_driver_memcpy_hto_a(CUarray dstArray, size_t dstOffset, const vo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    cubind_result = call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[116], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
+        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
+        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_hto_a(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    return call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyAtoH_v2_fn)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_ato_h(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_ato_h and its traced path. */
+static inline CUresult call_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyAtoH_v2_fn cubind_fn = (cubind__cuMemcpyAtoH_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[117], 117, &cubind_unavailable);
@@ -3144,9 +6885,36 @@ CUresult cubind_driver_memcpy_ato_h(void *dstHost, CUarray srcArray, size_t srcO
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    cubind_result = call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[117], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
+        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
+        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_ato_h(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    return call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpyAtoA_v2_fn)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount);
 
-CUresult cubind_driver_memcpy_ato_a(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+/* The call itself, shared by cubind_driver_memcpy_ato_a and its traced path. */
+static inline CUresult call_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyAtoA_v2_fn cubind_fn = (cubind__cuMemcpyAtoA_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[118], 118, &cubind_unavailable);
@@ -3159,9 +6927,37 @@ CUresult cubind_driver_memcpy_ato_a(CUarray dstArray, size_t dstOffset, CUarray 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    cubind_result = call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    if (cubind__trace_wanted(&cubind_call, names[118], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
+        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
+        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
+        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_ato_a(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    return call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
+
 typedef CUresult (*cubind__cuMemcpy2D_v2_fn)(const CUDA_MEMCPY2D *pCopy);
 
-CUresult cubind_driver_memcpy2_d(const CUDA_MEMCPY2D *pCopy)
+/* The call itself, shared by cubind_driver_memcpy2_d and its traced path. */
+static inline CUresult call_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy2D_v2_fn cubind_fn = (cubind__cuMemcpy2D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[119], 119, &cubind_unavailable);
@@ -3174,9 +6970,33 @@ CUresult cubind_driver_memcpy2_d(const CUDA_MEMCPY2D *pCopy)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy2D_v2(pCopy);
+    cubind_result = call_cuMemcpy2D_v2(pCopy);
+    if (cubind__trace_wanted(&cubind_call, names[119], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy2_d(const CUDA_MEMCPY2D *pCopy)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy2D_v2(pCopy);
+    return call_cuMemcpy2D_v2(pCopy);
+}
+
 typedef CUresult (*cubind__cuMemcpy2DUnaligned_v2_fn)(const CUDA_MEMCPY2D *pCopy);
 
-CUresult cubind_driver_memcpy2_d_unaligned(const CUDA_MEMCPY2D *pCopy)
+/* The call itself, shared by cubind_driver_memcpy2_d_unaligned and its traced path. */
+static inline CUresult call_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy2DUnaligned_v2_fn cubind_fn = (cubind__cuMemcpy2DUnaligned_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[120], 120, &cubind_unavailable);
@@ -3189,9 +7009,33 @@ CUresult cubind_driver_memcpy2_d_unaligned(const CUDA_MEMCPY2D *pCopy)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy2DUnaligned_v2(pCopy);
+    cubind_result = call_cuMemcpy2DUnaligned_v2(pCopy);
+    if (cubind__trace_wanted(&cubind_call, names[120], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy2_d_unaligned(const CUDA_MEMCPY2D *pCopy)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy2DUnaligned_v2(pCopy);
+    return call_cuMemcpy2DUnaligned_v2(pCopy);
+}
+
 typedef CUresult (*cubind__cuMemcpy3D_v2_fn)(const CUDA_MEMCPY3D *pCopy);
 
-CUresult cubind_driver_memcpy3_d(const CUDA_MEMCPY3D *pCopy)
+/* The call itself, shared by cubind_driver_memcpy3_d and its traced path. */
+static inline CUresult call_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy3D_v2_fn cubind_fn = (cubind__cuMemcpy3D_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[121], 121, &cubind_unavailable);
@@ -3204,9 +7048,33 @@ CUresult cubind_driver_memcpy3_d(const CUDA_MEMCPY3D *pCopy)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy3D_v2(pCopy);
+    cubind_result = call_cuMemcpy3D_v2(pCopy);
+    if (cubind__trace_wanted(&cubind_call, names[121], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy3_d(const CUDA_MEMCPY3D *pCopy)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy3D_v2(pCopy);
+    return call_cuMemcpy3D_v2(pCopy);
+}
+
 typedef CUresult (*cubind__cuMemcpy3DPeer_fn)(const CUDA_MEMCPY3D_PEER *pCopy);
 
-CUresult cubind_driver_memcpy3_d_peer(const CUDA_MEMCPY3D_PEER *pCopy)
+/* The call itself, shared by cubind_driver_memcpy3_d_peer and its traced path. */
+static inline CUresult call_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy3DPeer_fn cubind_fn = (cubind__cuMemcpy3DPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[122], 122, &cubind_unavailable);
@@ -3219,9 +7087,33 @@ CUresult cubind_driver_memcpy3_d_peer(const CUDA_MEMCPY3D_PEER *pCopy)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy3DPeer(pCopy);
+    cubind_result = call_cuMemcpy3DPeer(pCopy);
+    if (cubind__trace_wanted(&cubind_call, names[122], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy3_d_peer(const CUDA_MEMCPY3D_PEER *pCopy)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy3DPeer(pCopy);
+    return call_cuMemcpy3DPeer(pCopy);
+}
+
 typedef CUresult (*cubind__cuMemcpyAsync_fn)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_async and its traced path. */
+static inline CUresult call_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyAsync_fn cubind_fn = (cubind__cuMemcpyAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[123], 123, &cubind_unavailable);
@@ -3234,9 +7126,36 @@ CUresult cubind_driver_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t Byt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    cubind_result = call_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[123], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
+        cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    return call_cuMemcpyAsync(dst, src, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyPeerAsync_fn)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_peer_async(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_peer_async and its traced path. */
+static inline CUresult call_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyPeerAsync_fn cubind_fn = (cubind__cuMemcpyPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[124], 124, &cubind_unavailable);
@@ -3249,9 +7168,38 @@ CUresult cubind_driver_memcpy_peer_async(CUdeviceptr dstDevice, CUcontext dstCon
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    cubind_result = call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[124], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_pointer(&cubind_call, "srcContext", (uintptr_t)srcContext);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_peer_async(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    return call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyHtoDAsync_v2_fn)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_hto_d_async(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_hto_d_async and its traced path. */
+static inline CUresult call_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyHtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[125], 125, &cubind_unavailable);
@@ -3264,9 +7212,36 @@ CUresult cubind_driver_memcpy_hto_d_async(CUdeviceptr dstDevice, const void *src
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    cubind_result = call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[125], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_hto_d_async(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    return call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyDtoHAsync_v2_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_dto_h_async(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_dto_h_async and its traced path. */
+static inline CUresult call_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyDtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[126], 126, &cubind_unavailable);
@@ -3279,9 +7254,36 @@ CUresult cubind_driver_memcpy_dto_h_async(void *dstHost, CUdeviceptr srcDevice, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    cubind_result = call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[126], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_dto_h_async(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    return call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyDtoDAsync_v2_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_dto_d_async(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_dto_d_async and its traced path. */
+static inline CUresult call_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyDtoDAsync_v2_fn cubind_fn = (cubind__cuMemcpyDtoDAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[127], 127, &cubind_unavailable);
@@ -3294,9 +7296,36 @@ CUresult cubind_driver_memcpy_dto_d_async(CUdeviceptr dstDevice, CUdeviceptr src
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    cubind_result = call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[127], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_dto_d_async(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    return call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyHtoAAsync_v2_fn)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_hto_a_async(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_hto_a_async and its traced path. */
+static inline CUresult call_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyHtoAAsync_v2_fn cubind_fn = (cubind__cuMemcpyHtoAAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[128], 128, &cubind_unavailable);
@@ -3309,9 +7338,37 @@ CUresult cubind_driver_memcpy_hto_a_async(CUarray dstArray, size_t dstOffset, co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    cubind_result = call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[128], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
+        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
+        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_hto_a_async(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    return call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyAtoHAsync_v2_fn)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream);
 
-CUresult cubind_driver_memcpy_ato_h_async(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_ato_h_async and its traced path. */
+static inline CUresult call_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyAtoHAsync_v2_fn cubind_fn = (cubind__cuMemcpyAtoHAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[129], 129, &cubind_unavailable);
@@ -3324,9 +7381,37 @@ CUresult cubind_driver_memcpy_ato_h_async(void *dstHost, CUarray srcArray, size_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    cubind_result = call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[129], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
+        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
+        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
+        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_ato_h_async(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    return call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpy2DAsync_v2_fn)(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
 
-CUresult cubind_driver_memcpy2_d_async(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy2_d_async and its traced path. */
+static inline CUresult call_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy2DAsync_v2_fn cubind_fn = (cubind__cuMemcpy2DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[130], 130, &cubind_unavailable);
@@ -3339,9 +7424,34 @@ CUresult cubind_driver_memcpy2_d_async(const CUDA_MEMCPY2D *pCopy, CUstream hStr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy2DAsync_v2(pCopy, hStream);
+    cubind_result = call_cuMemcpy2DAsync_v2(pCopy, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[130], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy2_d_async(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy2DAsync_v2(pCopy, hStream);
+    return call_cuMemcpy2DAsync_v2(pCopy, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpy3DAsync_v2_fn)(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
 
-CUresult cubind_driver_memcpy3_d_async(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy3_d_async and its traced path. */
+static inline CUresult call_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy3DAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[131], 131, &cubind_unavailable);
@@ -3354,9 +7464,34 @@ CUresult cubind_driver_memcpy3_d_async(const CUDA_MEMCPY3D *pCopy, CUstream hStr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy3DAsync_v2(pCopy, hStream);
+    cubind_result = call_cuMemcpy3DAsync_v2(pCopy, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[131], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy3_d_async(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy3DAsync_v2(pCopy, hStream);
+    return call_cuMemcpy3DAsync_v2(pCopy, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpy3DPeerAsync_fn)(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
 
-CUresult cubind_driver_memcpy3_d_peer_async(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy3_d_peer_async and its traced path. */
+static inline CUresult call_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy3DPeerAsync_fn cubind_fn = (cubind__cuMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[132], 132, &cubind_unavailable);
@@ -3369,9 +7504,34 @@ CUresult cubind_driver_memcpy3_d_peer_async(const CUDA_MEMCPY3D_PEER *pCopy, CUs
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy3DPeerAsync(pCopy, hStream);
+    cubind_result = call_cuMemcpy3DPeerAsync(pCopy, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[132], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy3_d_peer_async(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy3DPeerAsync(pCopy, hStream);
+    return call_cuMemcpy3DPeerAsync(pCopy, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpyBatchAsync_v2_fn)(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream);
 
-CUresult cubind_driver_memcpy_batch_async(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy_batch_async and its traced path. */
+static inline CUresult call_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpyBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpyBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[133], 133, &cubind_unavailable);
@@ -3384,9 +7544,40 @@ CUresult cubind_driver_memcpy_batch_async(CUdeviceptr *dsts, CUdeviceptr *srcs, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    cubind_result = call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[133], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
+        cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "attrs", (uintptr_t)attrs);
+        cubind__trace_pointer(&cubind_call, "attrsIdxs", (uintptr_t)attrsIdxs);
+        cubind__trace_unsigned(&cubind_call, "numAttrs", (unsigned long long)numAttrs);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy_batch_async(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    return call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+}
+
 typedef CUresult (*cubind__cuMemcpy3DBatchAsync_v2_fn)(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream);
 
-CUresult cubind_driver_memcpy3_d_batch_async(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
+/* The call itself, shared by cubind_driver_memcpy3_d_batch_async and its traced path. */
+static inline CUresult call_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemcpy3DBatchAsync_v2_fn cubind_fn = (cubind__cuMemcpy3DBatchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[134], 134, &cubind_unavailable);
@@ -3399,9 +7590,36 @@ CUresult cubind_driver_memcpy3_d_batch_async(size_t numOps, CUDA_MEMCPY3D_BATCH_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    cubind_result = call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[134], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
+        cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memcpy3_d_batch_async(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    return call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD8_v2_fn)(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 
-CUresult cubind_driver_memset_d8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+/* The call itself, shared by cubind_driver_memset_d8 and its traced path. */
+static inline CUresult call_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD8_v2_fn cubind_fn = (cubind__cuMemsetD8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[135], 135, &cubind_unavailable);
@@ -3414,9 +7632,35 @@ CUresult cubind_driver_memset_d8(CUdeviceptr dstDevice, unsigned char uc, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD8_v2(dstDevice, uc, N);
+    cubind_result = call_cuMemsetD8_v2(dstDevice, uc, N);
+    if (cubind__trace_wanted(&cubind_call, names[135], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD8_v2(dstDevice, uc, N);
+    return call_cuMemsetD8_v2(dstDevice, uc, N);
+}
+
 typedef CUresult (*cubind__cuMemsetD16_v2_fn)(CUdeviceptr dstDevice, unsigned short us, size_t N);
 
-CUresult cubind_driver_memset_d16(CUdeviceptr dstDevice, unsigned short us, size_t N)
+/* The call itself, shared by cubind_driver_memset_d16 and its traced path. */
+static inline CUresult call_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD16_v2_fn cubind_fn = (cubind__cuMemsetD16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[136], 136, &cubind_unavailable);
@@ -3429,9 +7673,35 @@ CUresult cubind_driver_memset_d16(CUdeviceptr dstDevice, unsigned short us, size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD16_v2(dstDevice, us, N);
+    cubind_result = call_cuMemsetD16_v2(dstDevice, us, N);
+    if (cubind__trace_wanted(&cubind_call, names[136], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d16(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD16_v2(dstDevice, us, N);
+    return call_cuMemsetD16_v2(dstDevice, us, N);
+}
+
 typedef CUresult (*cubind__cuMemsetD32_v2_fn)(CUdeviceptr dstDevice, unsigned int ui, size_t N);
 
-CUresult cubind_driver_memset_d32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+/* The call itself, shared by cubind_driver_memset_d32 and its traced path. */
+static inline CUresult call_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD32_v2_fn cubind_fn = (cubind__cuMemsetD32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[137], 137, &cubind_unavailable);
@@ -3444,9 +7714,35 @@ CUresult cubind_driver_memset_d32(CUdeviceptr dstDevice, unsigned int ui, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD32_v2(dstDevice, ui, N);
+    cubind_result = call_cuMemsetD32_v2(dstDevice, ui, N);
+    if (cubind__trace_wanted(&cubind_call, names[137], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD32_v2(dstDevice, ui, N);
+    return call_cuMemsetD32_v2(dstDevice, ui, N);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D8_v2_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height);
 
-CUresult cubind_driver_memset_d2d8(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+/* The call itself, shared by cubind_driver_memset_d2d8 and its traced path. */
+static inline CUresult call_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D8_v2_fn cubind_fn = (cubind__cuMemsetD2D8_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[138], 138, &cubind_unavailable);
@@ -3459,9 +7755,37 @@ CUresult cubind_driver_memset_d2d8(CUdeviceptr dstDevice, size_t dstPitch, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    cubind_result = call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    if (cubind__trace_wanted(&cubind_call, names[138], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d8(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    return call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D16_v2_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height);
 
-CUresult cubind_driver_memset_d2d16(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+/* The call itself, shared by cubind_driver_memset_d2d16 and its traced path. */
+static inline CUresult call_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D16_v2_fn cubind_fn = (cubind__cuMemsetD2D16_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[139], 139, &cubind_unavailable);
@@ -3474,9 +7798,37 @@ CUresult cubind_driver_memset_d2d16(CUdeviceptr dstDevice, size_t dstPitch, unsi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    cubind_result = call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    if (cubind__trace_wanted(&cubind_call, names[139], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d16(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    return call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D32_v2_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height);
 
-CUresult cubind_driver_memset_d2d32(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+/* The call itself, shared by cubind_driver_memset_d2d32 and its traced path. */
+static inline CUresult call_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D32_v2_fn cubind_fn = (cubind__cuMemsetD2D32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[140], 140, &cubind_unavailable);
@@ -3489,9 +7841,37 @@ CUresult cubind_driver_memset_d2d32(CUdeviceptr dstDevice, size_t dstPitch, unsi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    cubind_result = call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    if (cubind__trace_wanted(&cubind_call, names[140], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d32(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    return call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+}
+
 typedef CUresult (*cubind__cuMemsetD8Async_fn)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
 
-CUresult cubind_driver_memset_d8async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d8async and its traced path. */
+static inline CUresult call_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD8Async_fn cubind_fn = (cubind__cuMemsetD8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[141], 141, &cubind_unavailable);
@@ -3504,9 +7884,36 @@ CUresult cubind_driver_memset_d8async(CUdeviceptr dstDevice, unsigned char uc, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    cubind_result = call_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[141], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d8async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    return call_cuMemsetD8Async(dstDevice, uc, N, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD16Async_fn)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
 
-CUresult cubind_driver_memset_d16_async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d16_async and its traced path. */
+static inline CUresult call_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD16Async_fn cubind_fn = (cubind__cuMemsetD16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[142], 142, &cubind_unavailable);
@@ -3519,9 +7926,36 @@ CUresult cubind_driver_memset_d16_async(CUdeviceptr dstDevice, unsigned short us
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD16Async(dstDevice, us, N, hStream);
+    cubind_result = call_cuMemsetD16Async(dstDevice, us, N, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[142], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d16_async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD16Async(dstDevice, us, N, hStream);
+    return call_cuMemsetD16Async(dstDevice, us, N, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD32Async_fn)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
 
-CUresult cubind_driver_memset_d32_async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d32_async and its traced path. */
+static inline CUresult call_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD32Async_fn cubind_fn = (cubind__cuMemsetD32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[143], 143, &cubind_unavailable);
@@ -3534,9 +7968,36 @@ CUresult cubind_driver_memset_d32_async(CUdeviceptr dstDevice, unsigned int ui, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    cubind_result = call_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[143], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
+        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d32_async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    return call_cuMemsetD32Async(dstDevice, ui, N, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D8Async_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
 
-CUresult cubind_driver_memset_d2d8async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d2d8async and its traced path. */
+static inline CUresult call_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D8Async_fn cubind_fn = (cubind__cuMemsetD2D8Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[144], 144, &cubind_unavailable);
@@ -3549,9 +8010,38 @@ CUresult cubind_driver_memset_d2d8async(CUdeviceptr dstDevice, size_t dstPitch, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    cubind_result = call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[144], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d8async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    return call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D16Async_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
 
-CUresult cubind_driver_memset_d2d16_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d2d16_async and its traced path. */
+static inline CUresult call_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D16Async_fn cubind_fn = (cubind__cuMemsetD2D16Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[145], 145, &cubind_unavailable);
@@ -3564,9 +8054,38 @@ CUresult cubind_driver_memset_d2d16_async(CUdeviceptr dstDevice, size_t dstPitch
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    cubind_result = call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[145], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d16_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    return call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+}
+
 typedef CUresult (*cubind__cuMemsetD2D32Async_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
 
-CUresult cubind_driver_memset_d2d32_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
+/* The call itself, shared by cubind_driver_memset_d2d32_async and its traced path. */
+static inline CUresult call_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemsetD2D32Async_fn cubind_fn = (cubind__cuMemsetD2D32Async_fn)cubind__symbol(&cubind__driver_symbols, &slots[146], 146, &cubind_unavailable);
@@ -3579,9 +8098,38 @@ CUresult cubind_driver_memset_d2d32_async(CUdeviceptr dstDevice, size_t dstPitch
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    cubind_result = call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[146], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
+        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
+        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
+        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
+        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_memset_d2d32_async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    return call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+}
+
 typedef CUresult (*cubind__cuArrayCreate_v2_fn)(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
 
-CUresult cubind_driver_array_create(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
+/* The call itself, shared by cubind_driver_array_create and its traced path. */
+static inline CUresult call_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayCreate_v2_fn cubind_fn = (cubind__cuArrayCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[147], 147, &cubind_unavailable);
@@ -3594,9 +8142,34 @@ CUresult cubind_driver_array_create(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayCreate_v2(pHandle, pAllocateArray);
+    cubind_result = call_cuArrayCreate_v2(pHandle, pAllocateArray);
+    if (cubind__trace_wanted(&cubind_call, names[147], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
+        cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_create(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayCreate_v2(pHandle, pAllocateArray);
+    return call_cuArrayCreate_v2(pHandle, pAllocateArray);
+}
+
 typedef CUresult (*cubind__cuArrayGetDescriptor_v2_fn)(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
 
-CUresult cubind_driver_array_get_descriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+/* The call itself, shared by cubind_driver_array_get_descriptor and its traced path. */
+static inline CUresult call_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayGetDescriptor_v2_fn cubind_fn = (cubind__cuArrayGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[148], 148, &cubind_unavailable);
@@ -3609,9 +8182,34 @@ CUresult cubind_driver_array_get_descriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescrip
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    cubind_result = call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    if (cubind__trace_wanted(&cubind_call, names[148], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_get_descriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    return call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+}
+
 typedef CUresult (*cubind__cuArrayGetSparseProperties_fn)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array);
 
-CUresult cubind_driver_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
+/* The call itself, shared by cubind_driver_array_get_sparse_properties and its traced path. */
+static inline CUresult call_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayGetSparseProperties_fn cubind_fn = (cubind__cuArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[149], 149, &cubind_unavailable);
@@ -3624,9 +8222,34 @@ CUresult cubind_driver_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayGetSparseProperties(sparseProperties, array);
+    cubind_result = call_cuArrayGetSparseProperties(sparseProperties, array);
+    if (cubind__trace_wanted(&cubind_call, names[149], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayGetSparseProperties(sparseProperties, array);
+    return call_cuArrayGetSparseProperties(sparseProperties, array);
+}
+
 typedef CUresult (*cubind__cuMipmappedArrayGetSparseProperties_fn)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap);
 
-CUresult cubind_driver_mipmapped_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
+/* The call itself, shared by cubind_driver_mipmapped_array_get_sparse_properties and its traced path. */
+static inline CUresult call_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cuMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__driver_symbols, &slots[150], 150, &cubind_unavailable);
@@ -3639,9 +8262,34 @@ CUresult cubind_driver_mipmapped_array_get_sparse_properties(CUDA_ARRAY_SPARSE_P
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    cubind_result = call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    if (cubind__trace_wanted(&cubind_call, names[150], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mipmapped_array_get_sparse_properties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    return call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+}
+
 typedef CUresult (*cubind__cuArrayGetMemoryRequirements_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device);
 
-CUresult cubind_driver_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
+/* The call itself, shared by cubind_driver_array_get_memory_requirements and its traced path. */
+static inline CUresult call_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[151], 151, &cubind_unavailable);
@@ -3654,9 +8302,35 @@ CUresult cubind_driver_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREME
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    cubind_result = call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    if (cubind__trace_wanted(&cubind_call, names[151], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    return call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+}
+
 typedef CUresult (*cubind__cuMipmappedArrayGetMemoryRequirements_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device);
 
-CUresult cubind_driver_mipmapped_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
+/* The call itself, shared by cubind_driver_mipmapped_array_get_memory_requirements and its traced path. */
+static inline CUresult call_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cuMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__driver_symbols, &slots[152], 152, &cubind_unavailable);
@@ -3669,9 +8343,35 @@ CUresult cubind_driver_mipmapped_array_get_memory_requirements(CUDA_ARRAY_MEMORY
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    cubind_result = call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    if (cubind__trace_wanted(&cubind_call, names[152], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mipmapped_array_get_memory_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    return call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+}
+
 typedef CUresult (*cubind__cuArrayGetPlane_fn)(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx);
 
-CUresult cubind_driver_array_get_plane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
+/* The call itself, shared by cubind_driver_array_get_plane and its traced path. */
+static inline CUresult call_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayGetPlane_fn cubind_fn = (cubind__cuArrayGetPlane_fn)cubind__symbol(&cubind__driver_symbols, &slots[153], 153, &cubind_unavailable);
@@ -3684,9 +8384,35 @@ CUresult cubind_driver_array_get_plane(CUarray *pPlaneArray, CUarray hArray, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    cubind_result = call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    if (cubind__trace_wanted(&cubind_call, names[153], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_get_plane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    return call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+}
+
 typedef CUresult (*cubind__cuArrayDestroy_fn)(CUarray hArray);
 
-CUresult cubind_driver_array_destroy(CUarray hArray)
+/* The call itself, shared by cubind_driver_array_destroy and its traced path. */
+static inline CUresult call_cuArrayDestroy(CUarray hArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArrayDestroy_fn cubind_fn = (cubind__cuArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[154], 154, &cubind_unavailable);
@@ -3699,9 +8425,33 @@ CUresult cubind_driver_array_destroy(CUarray hArray)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArrayDestroy(CUarray hArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArrayDestroy(hArray);
+    cubind_result = call_cuArrayDestroy(hArray);
+    if (cubind__trace_wanted(&cubind_call, names[154], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array_destroy(CUarray hArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArrayDestroy(hArray);
+    return call_cuArrayDestroy(hArray);
+}
+
 typedef CUresult (*cubind__cuArray3DCreate_v2_fn)(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
 
-CUresult cubind_driver_array3_d_create(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
+/* The call itself, shared by cubind_driver_array3_d_create and its traced path. */
+static inline CUresult call_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArray3DCreate_v2_fn cubind_fn = (cubind__cuArray3DCreate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[155], 155, &cubind_unavailable);
@@ -3714,9 +8464,34 @@ CUresult cubind_driver_array3_d_create(CUarray *pHandle, const CUDA_ARRAY3D_DESC
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    cubind_result = call_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    if (cubind__trace_wanted(&cubind_call, names[155], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
+        cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array3_d_create(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    return call_cuArray3DCreate_v2(pHandle, pAllocateArray);
+}
+
 typedef CUresult (*cubind__cuArray3DGetDescriptor_v2_fn)(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
 
-CUresult cubind_driver_array3_d_get_descriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+/* The call itself, shared by cubind_driver_array3_d_get_descriptor and its traced path. */
+static inline CUresult call_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuArray3DGetDescriptor_v2_fn cubind_fn = (cubind__cuArray3DGetDescriptor_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[156], 156, &cubind_unavailable);
@@ -3729,9 +8504,34 @@ CUresult cubind_driver_array3_d_get_descriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    cubind_result = call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    if (cubind__trace_wanted(&cubind_call, names[156], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_array3_d_get_descriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    return call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+}
+
 typedef CUresult (*cubind__cuMipmappedArrayCreate_fn)(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels);
 
-CUresult cubind_driver_mipmapped_array_create(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
+/* The call itself, shared by cubind_driver_mipmapped_array_create and its traced path. */
+static inline CUresult call_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMipmappedArrayCreate_fn cubind_fn = (cubind__cuMipmappedArrayCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[157], 157, &cubind_unavailable);
@@ -3744,9 +8544,35 @@ CUresult cubind_driver_mipmapped_array_create(CUmipmappedArray *pHandle, const C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    cubind_result = call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    if (cubind__trace_wanted(&cubind_call, names[157], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
+        cubind__trace_pointer(&cubind_call, "pMipmappedArrayDesc", (uintptr_t)pMipmappedArrayDesc);
+        cubind__trace_unsigned(&cubind_call, "numMipmapLevels", (unsigned long long)numMipmapLevels);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mipmapped_array_create(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    return call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+}
+
 typedef CUresult (*cubind__cuMipmappedArrayGetLevel_fn)(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level);
 
-CUresult cubind_driver_mipmapped_array_get_level(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
+/* The call itself, shared by cubind_driver_mipmapped_array_get_level and its traced path. */
+static inline CUresult call_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMipmappedArrayGetLevel_fn cubind_fn = (cubind__cuMipmappedArrayGetLevel_fn)cubind__symbol(&cubind__driver_symbols, &slots[158], 158, &cubind_unavailable);
@@ -3759,9 +8585,35 @@ CUresult cubind_driver_mipmapped_array_get_level(CUarray *pLevelArray, CUmipmapp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    cubind_result = call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    if (cubind__trace_wanted(&cubind_call, names[158], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pLevelArray", (uintptr_t)pLevelArray);
+        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
+        cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mipmapped_array_get_level(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    return call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+}
+
 typedef CUresult (*cubind__cuMipmappedArrayDestroy_fn)(CUmipmappedArray hMipmappedArray);
 
-CUresult cubind_driver_mipmapped_array_destroy(CUmipmappedArray hMipmappedArray)
+/* The call itself, shared by cubind_driver_mipmapped_array_destroy and its traced path. */
+static inline CUresult call_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMipmappedArrayDestroy_fn cubind_fn = (cubind__cuMipmappedArrayDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[159], 159, &cubind_unavailable);
@@ -3774,9 +8626,33 @@ CUresult cubind_driver_mipmapped_array_destroy(CUmipmappedArray hMipmappedArray)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMipmappedArrayDestroy(hMipmappedArray);
+    cubind_result = call_cuMipmappedArrayDestroy(hMipmappedArray);
+    if (cubind__trace_wanted(&cubind_call, names[159], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mipmapped_array_destroy(CUmipmappedArray hMipmappedArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMipmappedArrayDestroy(hMipmappedArray);
+    return call_cuMipmappedArrayDestroy(hMipmappedArray);
+}
+
 typedef CUresult (*cubind__cuMemGetHandleForAddressRange_fn)(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags);
 
-CUresult cubind_driver_mem_get_handle_for_address_range(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_get_handle_for_address_range and its traced path. */
+static inline CUresult call_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetHandleForAddressRange_fn cubind_fn = (cubind__cuMemGetHandleForAddressRange_fn)cubind__symbol(&cubind__driver_symbols, &slots[160], 160, &cubind_unavailable);
@@ -3789,9 +8665,37 @@ CUresult cubind_driver_mem_get_handle_for_address_range(void *handle, CUdevicept
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    cubind_result = call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[160], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_11((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_handle_for_address_range(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    return call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+}
+
 typedef CUresult (*cubind__cuMemBatchDecompressAsync_fn)(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream);
 
-CUresult cubind_driver_mem_batch_decompress_async(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
+/* The call itself, shared by cubind_driver_mem_batch_decompress_async and its traced path. */
+static inline CUresult call_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemBatchDecompressAsync_fn cubind_fn = (cubind__cuMemBatchDecompressAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[161], 161, &cubind_unavailable);
@@ -3804,9 +8708,37 @@ CUresult cubind_driver_mem_batch_decompress_async(CUmemDecompressParams *paramsA
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    cubind_result = call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    if (cubind__trace_wanted(&cubind_call, names[161], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "errorIndex", (uintptr_t)errorIndex);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_batch_decompress_async(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    return call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+}
+
 typedef CUresult (*cubind__cuMemAddressReserve_fn)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags);
 
-CUresult cubind_driver_mem_address_reserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_address_reserve and its traced path. */
+static inline CUresult call_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAddressReserve_fn cubind_fn = (cubind__cuMemAddressReserve_fn)cubind__symbol(&cubind__driver_symbols, &slots[162], 162, &cubind_unavailable);
@@ -3819,9 +8751,37 @@ CUresult cubind_driver_mem_address_reserve(CUdeviceptr *ptr, size_t size, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    cubind_result = call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    if (cubind__trace_wanted(&cubind_call, names[162], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "alignment", (unsigned long long)alignment);
+        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_address_reserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    return call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+}
+
 typedef CUresult (*cubind__cuMemAddressFree_fn)(CUdeviceptr ptr, size_t size);
 
-CUresult cubind_driver_mem_address_free(CUdeviceptr ptr, size_t size)
+/* The call itself, shared by cubind_driver_mem_address_free and its traced path. */
+static inline CUresult call_cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAddressFree_fn cubind_fn = (cubind__cuMemAddressFree_fn)cubind__symbol(&cubind__driver_symbols, &slots[163], 163, &cubind_unavailable);
@@ -3834,9 +8794,34 @@ CUresult cubind_driver_mem_address_free(CUdeviceptr ptr, size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAddressFree(ptr, size);
+    cubind_result = call_cuMemAddressFree(ptr, size);
+    if (cubind__trace_wanted(&cubind_call, names[163], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_address_free(CUdeviceptr ptr, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAddressFree(ptr, size);
+    return call_cuMemAddressFree(ptr, size);
+}
+
 typedef CUresult (*cubind__cuMemCreate_fn)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags);
 
-CUresult cubind_driver_mem_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_create and its traced path. */
+static inline CUresult call_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemCreate_fn cubind_fn = (cubind__cuMemCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[164], 164, &cubind_unavailable);
@@ -3849,9 +8834,36 @@ CUresult cubind_driver_mem_create(CUmemGenericAllocationHandle *handle, size_t s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemCreate(handle, size, prop, flags);
+    cubind_result = call_cuMemCreate(handle, size, prop, flags);
+    if (cubind__trace_wanted(&cubind_call, names[164], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemCreate(handle, size, prop, flags);
+    return call_cuMemCreate(handle, size, prop, flags);
+}
+
 typedef CUresult (*cubind__cuMemRelease_fn)(CUmemGenericAllocationHandle handle);
 
-CUresult cubind_driver_mem_release(CUmemGenericAllocationHandle handle)
+/* The call itself, shared by cubind_driver_mem_release and its traced path. */
+static inline CUresult call_cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemRelease_fn cubind_fn = (cubind__cuMemRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[165], 165, &cubind_unavailable);
@@ -3864,9 +8876,33 @@ CUresult cubind_driver_mem_release(CUmemGenericAllocationHandle handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemRelease(handle);
+    cubind_result = call_cuMemRelease(handle);
+    if (cubind__trace_wanted(&cubind_call, names[165], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_release(CUmemGenericAllocationHandle handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemRelease(handle);
+    return call_cuMemRelease(handle);
+}
+
 typedef CUresult (*cubind__cuMemMap_fn)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags);
 
-CUresult cubind_driver_mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_map and its traced path. */
+static inline CUresult call_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemMap_fn cubind_fn = (cubind__cuMemMap_fn)cubind__symbol(&cubind__driver_symbols, &slots[166], 166, &cubind_unavailable);
@@ -3879,9 +8915,37 @@ CUresult cubind_driver_mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUme
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemMap(ptr, size, offset, handle, flags);
+    cubind_result = call_cuMemMap(ptr, size, offset, handle, flags);
+    if (cubind__trace_wanted(&cubind_call, names[166], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemMap(ptr, size, offset, handle, flags);
+    return call_cuMemMap(ptr, size, offset, handle, flags);
+}
+
 typedef CUresult (*cubind__cuMemMapArrayAsync_fn)(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
 
-CUresult cubind_driver_mem_map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_map_array_async and its traced path. */
+static inline CUresult call_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemMapArrayAsync_fn cubind_fn = (cubind__cuMemMapArrayAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[167], 167, &cubind_unavailable);
@@ -3894,9 +8958,35 @@ CUresult cubind_driver_mem_map_array_async(CUarrayMapInfo *mapInfoList, unsigned
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    cubind_result = call_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[167], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mapInfoList", (uintptr_t)mapInfoList);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_map_array_async(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    return call_cuMemMapArrayAsync(mapInfoList, count, hStream);
+}
+
 typedef CUresult (*cubind__cuMemUnmap_fn)(CUdeviceptr ptr, size_t size);
 
-CUresult cubind_driver_mem_unmap(CUdeviceptr ptr, size_t size)
+/* The call itself, shared by cubind_driver_mem_unmap and its traced path. */
+static inline CUresult call_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemUnmap_fn cubind_fn = (cubind__cuMemUnmap_fn)cubind__symbol(&cubind__driver_symbols, &slots[168], 168, &cubind_unavailable);
@@ -3909,9 +8999,34 @@ CUresult cubind_driver_mem_unmap(CUdeviceptr ptr, size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemUnmap(ptr, size);
+    cubind_result = call_cuMemUnmap(ptr, size);
+    if (cubind__trace_wanted(&cubind_call, names[168], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_unmap(CUdeviceptr ptr, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemUnmap(ptr, size);
+    return call_cuMemUnmap(ptr, size);
+}
+
 typedef CUresult (*cubind__cuMemSetAccess_fn)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
 
-CUresult cubind_driver_mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+/* The call itself, shared by cubind_driver_mem_set_access and its traced path. */
+static inline CUresult call_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemSetAccess_fn cubind_fn = (cubind__cuMemSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[169], 169, &cubind_unavailable);
@@ -3924,9 +9039,36 @@ CUresult cubind_driver_mem_set_access(CUdeviceptr ptr, size_t size, const CUmemA
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemSetAccess(ptr, size, desc, count);
+    cubind_result = call_cuMemSetAccess(ptr, size, desc, count);
+    if (cubind__trace_wanted(&cubind_call, names[169], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemSetAccess(ptr, size, desc, count);
+    return call_cuMemSetAccess(ptr, size, desc, count);
+}
+
 typedef CUresult (*cubind__cuMemGetAccess_fn)(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr);
 
-CUresult cubind_driver_mem_get_access(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
+/* The call itself, shared by cubind_driver_mem_get_access and its traced path. */
+static inline CUresult call_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetAccess_fn cubind_fn = (cubind__cuMemGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[170], 170, &cubind_unavailable);
@@ -3939,9 +9081,35 @@ CUresult cubind_driver_mem_get_access(unsigned long long *flags, const CUmemLoca
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetAccess(flags, location, ptr);
+    cubind_result = call_cuMemGetAccess(flags, location, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[170], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_access(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetAccess(flags, location, ptr);
+    return call_cuMemGetAccess(flags, location, ptr);
+}
+
 typedef CUresult (*cubind__cuMemExportToShareableHandle_fn)(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags);
 
-CUresult cubind_driver_mem_export_to_shareable_handle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_export_to_shareable_handle and its traced path. */
+static inline CUresult call_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemExportToShareableHandle_fn cubind_fn = (cubind__cuMemExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[171], 171, &cubind_unavailable);
@@ -3954,9 +9122,36 @@ CUresult cubind_driver_mem_export_to_shareable_handle(void *shareableHandle, CUm
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    cubind_result = call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[171], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
+        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_export_to_shareable_handle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    return call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+}
+
 typedef CUresult (*cubind__cuMemImportFromShareableHandle_fn)(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType);
 
-CUresult cubind_driver_mem_import_from_shareable_handle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
+/* The call itself, shared by cubind_driver_mem_import_from_shareable_handle and its traced path. */
+static inline CUresult call_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemImportFromShareableHandle_fn cubind_fn = (cubind__cuMemImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[172], 172, &cubind_unavailable);
@@ -3969,9 +9164,35 @@ CUresult cubind_driver_mem_import_from_shareable_handle(CUmemGenericAllocationHa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    cubind_result = call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    if (cubind__trace_wanted(&cubind_call, names[172], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "osHandle", (uintptr_t)osHandle);
+        cubind__trace_enum(&cubind_call, "shHandleType", trace_enum_12((long long)shHandleType), (long long)shHandleType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_import_from_shareable_handle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    return call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+}
+
 typedef CUresult (*cubind__cuMemGetAllocationGranularity_fn)(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option);
 
-CUresult cubind_driver_mem_get_allocation_granularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
+/* The call itself, shared by cubind_driver_mem_get_allocation_granularity and its traced path. */
+static inline CUresult call_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetAllocationGranularity_fn cubind_fn = (cubind__cuMemGetAllocationGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[173], 173, &cubind_unavailable);
@@ -3984,9 +9205,35 @@ CUresult cubind_driver_mem_get_allocation_granularity(size_t *granularity, const
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetAllocationGranularity(granularity, prop, option);
+    cubind_result = call_cuMemGetAllocationGranularity(granularity, prop, option);
+    if (cubind__trace_wanted(&cubind_call, names[173], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_enum(&cubind_call, "option", trace_enum_13((long long)option), (long long)option);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_allocation_granularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetAllocationGranularity(granularity, prop, option);
+    return call_cuMemGetAllocationGranularity(granularity, prop, option);
+}
+
 typedef CUresult (*cubind__cuMemGetAllocationPropertiesFromHandle_fn)(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle);
 
-CUresult cubind_driver_mem_get_allocation_properties_from_handle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
+/* The call itself, shared by cubind_driver_mem_get_allocation_properties_from_handle and its traced path. */
+static inline CUresult call_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetAllocationPropertiesFromHandle_fn cubind_fn = (cubind__cuMemGetAllocationPropertiesFromHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[174], 174, &cubind_unavailable);
@@ -3999,9 +9246,34 @@ CUresult cubind_driver_mem_get_allocation_properties_from_handle(CUmemAllocation
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    cubind_result = call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    if (cubind__trace_wanted(&cubind_call, names[174], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_allocation_properties_from_handle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    return call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+}
+
 typedef CUresult (*cubind__cuMemRetainAllocationHandle_fn)(CUmemGenericAllocationHandle *handle, void *addr);
 
-CUresult cubind_driver_mem_retain_allocation_handle(CUmemGenericAllocationHandle *handle, void *addr)
+/* The call itself, shared by cubind_driver_mem_retain_allocation_handle and its traced path. */
+static inline CUresult call_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemRetainAllocationHandle_fn cubind_fn = (cubind__cuMemRetainAllocationHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[175], 175, &cubind_unavailable);
@@ -4014,9 +9286,34 @@ CUresult cubind_driver_mem_retain_allocation_handle(CUmemGenericAllocationHandle
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemRetainAllocationHandle(handle, addr);
+    cubind_result = call_cuMemRetainAllocationHandle(handle, addr);
+    if (cubind__trace_wanted(&cubind_call, names[175], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "addr", (uintptr_t)addr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_retain_allocation_handle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemRetainAllocationHandle(handle, addr);
+    return call_cuMemRetainAllocationHandle(handle, addr);
+}
+
 typedef CUresult (*cubind__cuMemFreeAsync_fn)(CUdeviceptr dptr, CUstream hStream);
 
-CUresult cubind_driver_mem_free_async(CUdeviceptr dptr, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_free_async and its traced path. */
+static inline CUresult call_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemFreeAsync_fn cubind_fn = (cubind__cuMemFreeAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[176], 176, &cubind_unavailable);
@@ -4029,9 +9326,34 @@ CUresult cubind_driver_mem_free_async(CUdeviceptr dptr, CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemFreeAsync(dptr, hStream);
+    cubind_result = call_cuMemFreeAsync(dptr, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[176], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_free_async(CUdeviceptr dptr, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemFreeAsync(dptr, hStream);
+    return call_cuMemFreeAsync(dptr, hStream);
+}
+
 typedef CUresult (*cubind__cuMemAllocAsync_fn)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 
-CUresult cubind_driver_mem_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_alloc_async and its traced path. */
+static inline CUresult call_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAllocAsync_fn cubind_fn = (cubind__cuMemAllocAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[177], 177, &cubind_unavailable);
@@ -4044,9 +9366,35 @@ CUresult cubind_driver_mem_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAllocAsync(dptr, bytesize, hStream);
+    cubind_result = call_cuMemAllocAsync(dptr, bytesize, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[177], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAllocAsync(dptr, bytesize, hStream);
+    return call_cuMemAllocAsync(dptr, bytesize, hStream);
+}
+
 typedef CUresult (*cubind__cuMemPoolTrimTo_fn)(CUmemoryPool pool, size_t minBytesToKeep);
 
-CUresult cubind_driver_mem_pool_trim_to(CUmemoryPool pool, size_t minBytesToKeep)
+/* The call itself, shared by cubind_driver_mem_pool_trim_to and its traced path. */
+static inline CUresult call_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolTrimTo_fn cubind_fn = (cubind__cuMemPoolTrimTo_fn)cubind__symbol(&cubind__driver_symbols, &slots[178], 178, &cubind_unavailable);
@@ -4059,9 +9407,34 @@ CUresult cubind_driver_mem_pool_trim_to(CUmemoryPool pool, size_t minBytesToKeep
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolTrimTo(pool, minBytesToKeep);
+    cubind_result = call_cuMemPoolTrimTo(pool, minBytesToKeep);
+    if (cubind__trace_wanted(&cubind_call, names[178], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_trim_to(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolTrimTo(pool, minBytesToKeep);
+    return call_cuMemPoolTrimTo(pool, minBytesToKeep);
+}
+
 typedef CUresult (*cubind__cuMemPoolSetAttribute_fn)(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
 
-CUresult cubind_driver_mem_pool_set_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+/* The call itself, shared by cubind_driver_mem_pool_set_attribute and its traced path. */
+static inline CUresult call_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolSetAttribute_fn cubind_fn = (cubind__cuMemPoolSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[179], 179, &cubind_unavailable);
@@ -4074,9 +9447,35 @@ CUresult cubind_driver_mem_pool_set_attribute(CUmemoryPool pool, CUmemPool_attri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolSetAttribute(pool, attr, value);
+    cubind_result = call_cuMemPoolSetAttribute(pool, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[179], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_set_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolSetAttribute(pool, attr, value);
+    return call_cuMemPoolSetAttribute(pool, attr, value);
+}
+
 typedef CUresult (*cubind__cuMemPoolGetAttribute_fn)(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
 
-CUresult cubind_driver_mem_pool_get_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+/* The call itself, shared by cubind_driver_mem_pool_get_attribute and its traced path. */
+static inline CUresult call_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolGetAttribute_fn cubind_fn = (cubind__cuMemPoolGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[180], 180, &cubind_unavailable);
@@ -4089,9 +9488,35 @@ CUresult cubind_driver_mem_pool_get_attribute(CUmemoryPool pool, CUmemPool_attri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolGetAttribute(pool, attr, value);
+    cubind_result = call_cuMemPoolGetAttribute(pool, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[180], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_get_attribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolGetAttribute(pool, attr, value);
+    return call_cuMemPoolGetAttribute(pool, attr, value);
+}
+
 typedef CUresult (*cubind__cuMemPoolSetAccess_fn)(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
 
-CUresult cubind_driver_mem_pool_set_access(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+/* The call itself, shared by cubind_driver_mem_pool_set_access and its traced path. */
+static inline CUresult call_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolSetAccess_fn cubind_fn = (cubind__cuMemPoolSetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[181], 181, &cubind_unavailable);
@@ -4104,9 +9529,35 @@ CUresult cubind_driver_mem_pool_set_access(CUmemoryPool pool, const CUmemAccessD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolSetAccess(pool, map, count);
+    cubind_result = call_cuMemPoolSetAccess(pool, map, count);
+    if (cubind__trace_wanted(&cubind_call, names[181], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_pointer(&cubind_call, "map", (uintptr_t)map);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_set_access(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolSetAccess(pool, map, count);
+    return call_cuMemPoolSetAccess(pool, map, count);
+}
+
 typedef CUresult (*cubind__cuMemPoolGetAccess_fn)(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location);
 
-CUresult cubind_driver_mem_pool_get_access(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
+/* The call itself, shared by cubind_driver_mem_pool_get_access and its traced path. */
+static inline CUresult call_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolGetAccess_fn cubind_fn = (cubind__cuMemPoolGetAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[182], 182, &cubind_unavailable);
@@ -4119,9 +9570,35 @@ CUresult cubind_driver_mem_pool_get_access(CUmemAccess_flags *flags, CUmemoryPoo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolGetAccess(flags, memPool, location);
+    cubind_result = call_cuMemPoolGetAccess(flags, memPool, location);
+    if (cubind__trace_wanted(&cubind_call, names[182], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_get_access(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolGetAccess(flags, memPool, location);
+    return call_cuMemPoolGetAccess(flags, memPool, location);
+}
+
 typedef CUresult (*cubind__cuMemPoolCreate_fn)(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
 
-CUresult cubind_driver_mem_pool_create(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+/* The call itself, shared by cubind_driver_mem_pool_create and its traced path. */
+static inline CUresult call_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[183], 183, &cubind_unavailable);
@@ -4134,9 +9611,34 @@ CUresult cubind_driver_mem_pool_create(CUmemoryPool *pool, const CUmemPoolProps 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolCreate(pool, poolProps);
+    cubind_result = call_cuMemPoolCreate(pool, poolProps);
+    if (cubind__trace_wanted(&cubind_call, names[183], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_create(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolCreate(pool, poolProps);
+    return call_cuMemPoolCreate(pool, poolProps);
+}
+
 typedef CUresult (*cubind__cuMemPoolDestroy_fn)(CUmemoryPool pool);
 
-CUresult cubind_driver_mem_pool_destroy(CUmemoryPool pool)
+/* The call itself, shared by cubind_driver_mem_pool_destroy and its traced path. */
+static inline CUresult call_cuMemPoolDestroy(CUmemoryPool pool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolDestroy_fn cubind_fn = (cubind__cuMemPoolDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[184], 184, &cubind_unavailable);
@@ -4149,9 +9651,33 @@ CUresult cubind_driver_mem_pool_destroy(CUmemoryPool pool)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolDestroy(CUmemoryPool pool)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolDestroy(pool);
+    cubind_result = call_cuMemPoolDestroy(pool);
+    if (cubind__trace_wanted(&cubind_call, names[184], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_destroy(CUmemoryPool pool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolDestroy(pool);
+    return call_cuMemPoolDestroy(pool);
+}
+
 typedef CUresult (*cubind__cuMemGetDefaultMemPool_fn)(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type);
 
-CUresult cubind_driver_mem_get_default_mem_pool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
+/* The call itself, shared by cubind_driver_mem_get_default_mem_pool and its traced path. */
+static inline CUresult call_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetDefaultMemPool_fn cubind_fn = (cubind__cuMemGetDefaultMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[185], 185, &cubind_unavailable);
@@ -4164,9 +9690,35 @@ CUresult cubind_driver_mem_get_default_mem_pool(CUmemoryPool *pool_out, CUmemLoc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetDefaultMemPool(pool_out, location, type);
+    cubind_result = call_cuMemGetDefaultMemPool(pool_out, location, type);
+    if (cubind__trace_wanted(&cubind_call, names[185], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_default_mem_pool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetDefaultMemPool(pool_out, location, type);
+    return call_cuMemGetDefaultMemPool(pool_out, location, type);
+}
+
 typedef CUresult (*cubind__cuMemGetMemPool_fn)(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type);
 
-CUresult cubind_driver_mem_get_mem_pool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
+/* The call itself, shared by cubind_driver_mem_get_mem_pool and its traced path. */
+static inline CUresult call_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemGetMemPool_fn cubind_fn = (cubind__cuMemGetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[186], 186, &cubind_unavailable);
@@ -4179,9 +9731,35 @@ CUresult cubind_driver_mem_get_mem_pool(CUmemoryPool *pool, CUmemLocation *locat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemGetMemPool(pool, location, type);
+    cubind_result = call_cuMemGetMemPool(pool, location, type);
+    if (cubind__trace_wanted(&cubind_call, names[186], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_get_mem_pool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemGetMemPool(pool, location, type);
+    return call_cuMemGetMemPool(pool, location, type);
+}
+
 typedef CUresult (*cubind__cuMemSetMemPool_fn)(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool);
 
-CUresult cubind_driver_mem_set_mem_pool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+/* The call itself, shared by cubind_driver_mem_set_mem_pool and its traced path. */
+static inline CUresult call_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemSetMemPool_fn cubind_fn = (cubind__cuMemSetMemPool_fn)cubind__symbol(&cubind__driver_symbols, &slots[187], 187, &cubind_unavailable);
@@ -4194,9 +9772,35 @@ CUresult cubind_driver_mem_set_mem_pool(CUmemLocation *location, CUmemAllocation
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemSetMemPool(location, type, pool);
+    cubind_result = call_cuMemSetMemPool(location, type, pool);
+    if (cubind__trace_wanted(&cubind_call, names[187], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_set_mem_pool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemSetMemPool(location, type, pool);
+    return call_cuMemSetMemPool(location, type, pool);
+}
+
 typedef CUresult (*cubind__cuMemAllocFromPoolAsync_fn)(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
 
-CUresult cubind_driver_mem_alloc_from_pool_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_alloc_from_pool_async and its traced path. */
+static inline CUresult call_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAllocFromPoolAsync_fn cubind_fn = (cubind__cuMemAllocFromPoolAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[188], 188, &cubind_unavailable);
@@ -4209,9 +9813,36 @@ CUresult cubind_driver_mem_alloc_from_pool_async(CUdeviceptr *dptr, size_t bytes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    cubind_result = call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[188], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_alloc_from_pool_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    return call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+}
+
 typedef CUresult (*cubind__cuMemPoolExportToShareableHandle_fn)(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags);
 
-CUresult cubind_driver_mem_pool_export_to_shareable_handle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_pool_export_to_shareable_handle and its traced path. */
+static inline CUresult call_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cuMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[189], 189, &cubind_unavailable);
@@ -4224,9 +9855,36 @@ CUresult cubind_driver_mem_pool_export_to_shareable_handle(void *handle_out, CUm
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    cubind_result = call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[189], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle_out", (uintptr_t)handle_out);
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_export_to_shareable_handle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    return call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+}
+
 typedef CUresult (*cubind__cuMemPoolImportFromShareableHandle_fn)(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags);
 
-CUresult cubind_driver_mem_pool_import_from_shareable_handle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+/* The call itself, shared by cubind_driver_mem_pool_import_from_shareable_handle and its traced path. */
+static inline CUresult call_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cuMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__driver_symbols, &slots[190], 190, &cubind_unavailable);
@@ -4239,9 +9897,36 @@ CUresult cubind_driver_mem_pool_import_from_shareable_handle(CUmemoryPool *pool_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    cubind_result = call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[190], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_import_from_shareable_handle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    return call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+}
+
 typedef CUresult (*cubind__cuMemPoolExportPointer_fn)(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
 
-CUresult cubind_driver_mem_pool_export_pointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
+/* The call itself, shared by cubind_driver_mem_pool_export_pointer and its traced path. */
+static inline CUresult call_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolExportPointer_fn cubind_fn = (cubind__cuMemPoolExportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[191], 191, &cubind_unavailable);
@@ -4254,9 +9939,34 @@ CUresult cubind_driver_mem_pool_export_pointer(CUmemPoolPtrExportData *shareData
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolExportPointer(shareData_out, ptr);
+    cubind_result = call_cuMemPoolExportPointer(shareData_out, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[191], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "shareData_out", (uintptr_t)shareData_out);
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_export_pointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolExportPointer(shareData_out, ptr);
+    return call_cuMemPoolExportPointer(shareData_out, ptr);
+}
+
 typedef CUresult (*cubind__cuMemPoolImportPointer_fn)(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData);
 
-CUresult cubind_driver_mem_pool_import_pointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
+/* The call itself, shared by cubind_driver_mem_pool_import_pointer and its traced path. */
+static inline CUresult call_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPoolImportPointer_fn cubind_fn = (cubind__cuMemPoolImportPointer_fn)cubind__symbol(&cubind__driver_symbols, &slots[192], 192, &cubind_unavailable);
@@ -4269,9 +9979,35 @@ CUresult cubind_driver_mem_pool_import_pointer(CUdeviceptr *ptr_out, CUmemoryPoo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    cubind_result = call_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    if (cubind__trace_wanted(&cubind_call, names[192], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ptr_out", (uintptr_t)ptr_out);
+        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
+        cubind__trace_pointer(&cubind_call, "shareData", (uintptr_t)shareData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_pool_import_pointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    return call_cuMemPoolImportPointer(ptr_out, pool, shareData);
+}
+
 typedef CUresult (*cubind__cuMulticastCreate_fn)(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop);
 
-CUresult cubind_driver_multicast_create(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
+/* The call itself, shared by cubind_driver_multicast_create and its traced path. */
+static inline CUresult call_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastCreate_fn cubind_fn = (cubind__cuMulticastCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[193], 193, &cubind_unavailable);
@@ -4284,9 +10020,34 @@ CUresult cubind_driver_multicast_create(CUmemGenericAllocationHandle *mcHandle, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastCreate(mcHandle, prop);
+    cubind_result = call_cuMulticastCreate(mcHandle, prop);
+    if (cubind__trace_wanted(&cubind_call, names[193], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mcHandle", (uintptr_t)mcHandle);
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_create(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastCreate(mcHandle, prop);
+    return call_cuMulticastCreate(mcHandle, prop);
+}
+
 typedef CUresult (*cubind__cuMulticastAddDevice_fn)(CUmemGenericAllocationHandle mcHandle, CUdevice dev);
 
-CUresult cubind_driver_multicast_add_device(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
+/* The call itself, shared by cubind_driver_multicast_add_device and its traced path. */
+static inline CUresult call_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastAddDevice_fn cubind_fn = (cubind__cuMulticastAddDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[194], 194, &cubind_unavailable);
@@ -4299,9 +10060,34 @@ CUresult cubind_driver_multicast_add_device(CUmemGenericAllocationHandle mcHandl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastAddDevice(mcHandle, dev);
+    cubind_result = call_cuMulticastAddDevice(mcHandle, dev);
+    if (cubind__trace_wanted(&cubind_call, names[194], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_add_device(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastAddDevice(mcHandle, dev);
+    return call_cuMulticastAddDevice(mcHandle, dev);
+}
+
 typedef CUresult (*cubind__cuMulticastBindMem_fn)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags);
 
-CUresult cubind_driver_multicast_bind_mem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
+/* The call itself, shared by cubind_driver_multicast_bind_mem and its traced path. */
+static inline CUresult call_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastBindMem_fn cubind_fn = (cubind__cuMulticastBindMem_fn)cubind__symbol(&cubind__driver_symbols, &slots[195], 195, &cubind_unavailable);
@@ -4314,9 +10100,38 @@ CUresult cubind_driver_multicast_bind_mem(CUmemGenericAllocationHandle mcHandle,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    cubind_result = call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[195], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
+        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
+        cubind__trace_unsigned(&cubind_call, "memHandle", (unsigned long long)memHandle);
+        cubind__trace_unsigned(&cubind_call, "memOffset", (unsigned long long)memOffset);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_bind_mem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    return call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}
+
 typedef CUresult (*cubind__cuMulticastBindAddr_fn)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags);
 
-CUresult cubind_driver_multicast_bind_addr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
+/* The call itself, shared by cubind_driver_multicast_bind_addr and its traced path. */
+static inline CUresult call_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastBindAddr_fn cubind_fn = (cubind__cuMulticastBindAddr_fn)cubind__symbol(&cubind__driver_symbols, &slots[196], 196, &cubind_unavailable);
@@ -4329,9 +10144,37 @@ CUresult cubind_driver_multicast_bind_addr(CUmemGenericAllocationHandle mcHandle
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    cubind_result = call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[196], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
+        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
+        cubind__trace_unsigned(&cubind_call, "memptr", (unsigned long long)memptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_bind_addr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    return call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+}
+
 typedef CUresult (*cubind__cuMulticastUnbind_fn)(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size);
 
-CUresult cubind_driver_multicast_unbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
+/* The call itself, shared by cubind_driver_multicast_unbind and its traced path. */
+static inline CUresult call_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastUnbind_fn cubind_fn = (cubind__cuMulticastUnbind_fn)cubind__symbol(&cubind__driver_symbols, &slots[197], 197, &cubind_unavailable);
@@ -4344,9 +10187,36 @@ CUresult cubind_driver_multicast_unbind(CUmemGenericAllocationHandle mcHandle, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    cubind_result = call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    if (cubind__trace_wanted(&cubind_call, names[197], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_unbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    return call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+}
+
 typedef CUresult (*cubind__cuMulticastGetGranularity_fn)(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option);
 
-CUresult cubind_driver_multicast_get_granularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
+/* The call itself, shared by cubind_driver_multicast_get_granularity and its traced path. */
+static inline CUresult call_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMulticastGetGranularity_fn cubind_fn = (cubind__cuMulticastGetGranularity_fn)cubind__symbol(&cubind__driver_symbols, &slots[198], 198, &cubind_unavailable);
@@ -4359,9 +10229,35 @@ CUresult cubind_driver_multicast_get_granularity(size_t *granularity, const CUmu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMulticastGetGranularity(granularity, prop, option);
+    cubind_result = call_cuMulticastGetGranularity(granularity, prop, option);
+    if (cubind__trace_wanted(&cubind_call, names[198], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_enum(&cubind_call, "option", trace_enum_16((long long)option), (long long)option);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_multicast_get_granularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMulticastGetGranularity(granularity, prop, option);
+    return call_cuMulticastGetGranularity(granularity, prop, option);
+}
+
 typedef CUresult (*cubind__cuPointerGetAttribute_fn)(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
 
-CUresult cubind_driver_pointer_get_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+/* The call itself, shared by cubind_driver_pointer_get_attribute and its traced path. */
+static inline CUresult call_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuPointerGetAttribute_fn cubind_fn = (cubind__cuPointerGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[199], 199, &cubind_unavailable);
@@ -4374,9 +10270,35 @@ CUresult cubind_driver_pointer_get_attribute(void *data, CUpointer_attribute att
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuPointerGetAttribute(data, attribute, ptr);
+    cubind_result = call_cuPointerGetAttribute(data, attribute, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[199], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_pointer_get_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuPointerGetAttribute(data, attribute, ptr);
+    return call_cuPointerGetAttribute(data, attribute, ptr);
+}
+
 typedef CUresult (*cubind__cuMemPrefetchAsync_v2_fn)(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream);
 
-CUresult cubind_driver_mem_prefetch_async(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_prefetch_async and its traced path. */
+static inline CUresult call_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPrefetchAsync_v2_fn cubind_fn = (cubind__cuMemPrefetchAsync_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[200], 200, &cubind_unavailable);
@@ -4389,9 +10311,37 @@ CUresult cubind_driver_mem_prefetch_async(CUdeviceptr devPtr, size_t count, CUme
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    cubind_result = call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[200], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_record(&cubind_call, "location");
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_prefetch_async(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    return call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+}
+
 typedef CUresult (*cubind__cuMemAdvise_v2_fn)(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location);
 
-CUresult cubind_driver_mem_advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+/* The call itself, shared by cubind_driver_mem_advise and its traced path. */
+static inline CUresult call_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemAdvise_v2_fn cubind_fn = (cubind__cuMemAdvise_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[201], 201, &cubind_unavailable);
@@ -4404,9 +10354,36 @@ CUresult cubind_driver_mem_advise(CUdeviceptr devPtr, size_t count, CUmem_advise
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemAdvise_v2(devPtr, count, advice, location);
+    cubind_result = call_cuMemAdvise_v2(devPtr, count, advice, location);
+    if (cubind__trace_wanted(&cubind_call, names[201], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "advice", trace_enum_18((long long)advice), (long long)advice);
+        cubind__trace_record(&cubind_call, "location");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemAdvise_v2(devPtr, count, advice, location);
+    return call_cuMemAdvise_v2(devPtr, count, advice, location);
+}
+
 typedef CUresult (*cubind__cuMemPrefetchBatchAsync_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream);
 
-CUresult cubind_driver_mem_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_prefetch_batch_async and its traced path. */
+static inline CUresult call_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[202], 202, &cubind_unavailable);
@@ -4419,9 +10396,40 @@ CUresult cubind_driver_mem_prefetch_batch_async(CUdeviceptr *dptrs, size_t *size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    cubind_result = call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[202], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
+        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
+        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    return call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
+
 typedef CUresult (*cubind__cuMemDiscardBatchAsync_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream);
 
-CUresult cubind_driver_mem_discard_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_discard_batch_async and its traced path. */
+static inline CUresult call_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemDiscardBatchAsync_fn cubind_fn = (cubind__cuMemDiscardBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[203], 203, &cubind_unavailable);
@@ -4434,9 +10442,37 @@ CUresult cubind_driver_mem_discard_batch_async(CUdeviceptr *dptrs, size_t *sizes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+    cubind_result = call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[203], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_discard_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+    return call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+}
+
 typedef CUresult (*cubind__cuMemDiscardAndPrefetchBatchAsync_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream);
 
-CUresult cubind_driver_mem_discard_and_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+/* The call itself, shared by cubind_driver_mem_discard_and_prefetch_batch_async and its traced path. */
+static inline CUresult call_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cuMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[204], 204, &cubind_unavailable);
@@ -4449,9 +10485,40 @@ CUresult cubind_driver_mem_discard_and_prefetch_batch_async(CUdeviceptr *dptrs, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    cubind_result = call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[204], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
+        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
+        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_discard_and_prefetch_batch_async(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    return call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
+
 typedef CUresult (*cubind__cuMemRangeGetAttribute_fn)(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count);
 
-CUresult cubind_driver_mem_range_get_attribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
+/* The call itself, shared by cubind_driver_mem_range_get_attribute and its traced path. */
+static inline CUresult call_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemRangeGetAttribute_fn cubind_fn = (cubind__cuMemRangeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[205], 205, &cubind_unavailable);
@@ -4464,9 +10531,37 @@ CUresult cubind_driver_mem_range_get_attribute(void *data, size_t dataSize, CUme
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    cubind_result = call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    if (cubind__trace_wanted(&cubind_call, names[205], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
+        cubind__trace_enum(&cubind_call, "attribute", trace_enum_19((long long)attribute), (long long)attribute);
+        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_range_get_attribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    return call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+}
+
 typedef CUresult (*cubind__cuMemRangeGetAttributes_fn)(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count);
 
-CUresult cubind_driver_mem_range_get_attributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
+/* The call itself, shared by cubind_driver_mem_range_get_attributes and its traced path. */
+static inline CUresult call_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuMemRangeGetAttributes_fn cubind_fn = (cubind__cuMemRangeGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[206], 206, &cubind_unavailable);
@@ -4479,9 +10574,38 @@ CUresult cubind_driver_mem_range_get_attributes(void **data, size_t *dataSizes, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    cubind_result = call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    if (cubind__trace_wanted(&cubind_call, names[206], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
+        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
+        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
+        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_mem_range_get_attributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    return call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+}
+
 typedef CUresult (*cubind__cuPointerSetAttribute_fn)(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr);
 
-CUresult cubind_driver_pointer_set_attribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
+/* The call itself, shared by cubind_driver_pointer_set_attribute and its traced path. */
+static inline CUresult call_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuPointerSetAttribute_fn cubind_fn = (cubind__cuPointerSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[207], 207, &cubind_unavailable);
@@ -4494,9 +10618,35 @@ CUresult cubind_driver_pointer_set_attribute(const void *value, CUpointer_attrib
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuPointerSetAttribute(value, attribute, ptr);
+    cubind_result = call_cuPointerSetAttribute(value, attribute, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[207], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_pointer_set_attribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuPointerSetAttribute(value, attribute, ptr);
+    return call_cuPointerSetAttribute(value, attribute, ptr);
+}
+
 typedef CUresult (*cubind__cuPointerGetAttributes_fn)(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr);
 
-CUresult cubind_driver_pointer_get_attributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
+/* The call itself, shared by cubind_driver_pointer_get_attributes and its traced path. */
+static inline CUresult call_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuPointerGetAttributes_fn cubind_fn = (cubind__cuPointerGetAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[208], 208, &cubind_unavailable);
@@ -4509,9 +10659,36 @@ CUresult cubind_driver_pointer_get_attributes(unsigned int numAttributes, CUpoin
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    cubind_result = call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[208], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
+        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_pointer_get_attributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    return call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+}
+
 typedef CUresult (*cubind__cuStreamCreate_fn)(CUstream *phStream, unsigned int Flags);
 
-CUresult cubind_driver_stream_create(CUstream *phStream, unsigned int Flags)
+/* The call itself, shared by cubind_driver_stream_create and its traced path. */
+static inline CUresult call_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamCreate_fn cubind_fn = (cubind__cuStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[209], 209, &cubind_unavailable);
@@ -4524,9 +10701,34 @@ CUresult cubind_driver_stream_create(CUstream *phStream, unsigned int Flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamCreate(phStream, Flags);
+    cubind_result = call_cuStreamCreate(phStream, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[209], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_create(CUstream *phStream, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamCreate(phStream, Flags);
+    return call_cuStreamCreate(phStream, Flags);
+}
+
 typedef CUresult (*cubind__cuStreamCreateWithPriority_fn)(CUstream *phStream, unsigned int flags, int priority);
 
-CUresult cubind_driver_stream_create_with_priority(CUstream *phStream, unsigned int flags, int priority)
+/* The call itself, shared by cubind_driver_stream_create_with_priority and its traced path. */
+static inline CUresult call_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamCreateWithPriority_fn cubind_fn = (cubind__cuStreamCreateWithPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[210], 210, &cubind_unavailable);
@@ -4539,9 +10741,35 @@ CUresult cubind_driver_stream_create_with_priority(CUstream *phStream, unsigned 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamCreateWithPriority(phStream, flags, priority);
+    cubind_result = call_cuStreamCreateWithPriority(phStream, flags, priority);
+    if (cubind__trace_wanted(&cubind_call, names[210], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_create_with_priority(CUstream *phStream, unsigned int flags, int priority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamCreateWithPriority(phStream, flags, priority);
+    return call_cuStreamCreateWithPriority(phStream, flags, priority);
+}
+
 typedef CUresult (*cubind__cuStreamGetPriority_fn)(CUstream hStream, int *priority);
 
-CUresult cubind_driver_stream_get_priority(CUstream hStream, int *priority)
+/* The call itself, shared by cubind_driver_stream_get_priority and its traced path. */
+static inline CUresult call_cuStreamGetPriority(CUstream hStream, int *priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetPriority_fn cubind_fn = (cubind__cuStreamGetPriority_fn)cubind__symbol(&cubind__driver_symbols, &slots[211], 211, &cubind_unavailable);
@@ -4554,9 +10782,34 @@ CUresult cubind_driver_stream_get_priority(CUstream hStream, int *priority)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetPriority(CUstream hStream, int *priority)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetPriority(hStream, priority);
+    cubind_result = call_cuStreamGetPriority(hStream, priority);
+    if (cubind__trace_wanted(&cubind_call, names[211], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_priority(CUstream hStream, int *priority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetPriority(hStream, priority);
+    return call_cuStreamGetPriority(hStream, priority);
+}
+
 typedef CUresult (*cubind__cuStreamGetDevice_fn)(CUstream hStream, CUdevice *device);
 
-CUresult cubind_driver_stream_get_device(CUstream hStream, CUdevice *device)
+/* The call itself, shared by cubind_driver_stream_get_device and its traced path. */
+static inline CUresult call_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetDevice_fn cubind_fn = (cubind__cuStreamGetDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[212], 212, &cubind_unavailable);
@@ -4569,9 +10822,34 @@ CUresult cubind_driver_stream_get_device(CUstream hStream, CUdevice *device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetDevice(hStream, device);
+    cubind_result = call_cuStreamGetDevice(hStream, device);
+    if (cubind__trace_wanted(&cubind_call, names[212], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_device(CUstream hStream, CUdevice *device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetDevice(hStream, device);
+    return call_cuStreamGetDevice(hStream, device);
+}
+
 typedef CUresult (*cubind__cuStreamGetFlags_fn)(CUstream hStream, unsigned int *flags);
 
-CUresult cubind_driver_stream_get_flags(CUstream hStream, unsigned int *flags)
+/* The call itself, shared by cubind_driver_stream_get_flags and its traced path. */
+static inline CUresult call_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetFlags_fn cubind_fn = (cubind__cuStreamGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[213], 213, &cubind_unavailable);
@@ -4584,9 +10862,34 @@ CUresult cubind_driver_stream_get_flags(CUstream hStream, unsigned int *flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetFlags(hStream, flags);
+    cubind_result = call_cuStreamGetFlags(hStream, flags);
+    if (cubind__trace_wanted(&cubind_call, names[213], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_flags(CUstream hStream, unsigned int *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetFlags(hStream, flags);
+    return call_cuStreamGetFlags(hStream, flags);
+}
+
 typedef CUresult (*cubind__cuStreamGetId_fn)(CUstream hStream, unsigned long long *streamId);
 
-CUresult cubind_driver_stream_get_id(CUstream hStream, unsigned long long *streamId)
+/* The call itself, shared by cubind_driver_stream_get_id and its traced path. */
+static inline CUresult call_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetId_fn cubind_fn = (cubind__cuStreamGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[214], 214, &cubind_unavailable);
@@ -4599,9 +10902,34 @@ CUresult cubind_driver_stream_get_id(CUstream hStream, unsigned long long *strea
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetId(hStream, streamId);
+    cubind_result = call_cuStreamGetId(hStream, streamId);
+    if (cubind__trace_wanted(&cubind_call, names[214], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_id(CUstream hStream, unsigned long long *streamId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetId(hStream, streamId);
+    return call_cuStreamGetId(hStream, streamId);
+}
+
 typedef CUresult (*cubind__cuStreamGetCtx_fn)(CUstream hStream, CUcontext *pctx);
 
-CUresult cubind_driver_stream_get_ctx(CUstream hStream, CUcontext *pctx)
+/* The call itself, shared by cubind_driver_stream_get_ctx and its traced path. */
+static inline CUresult call_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetCtx_fn cubind_fn = (cubind__cuStreamGetCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[215], 215, &cubind_unavailable);
@@ -4614,9 +10942,34 @@ CUresult cubind_driver_stream_get_ctx(CUstream hStream, CUcontext *pctx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetCtx(hStream, pctx);
+    cubind_result = call_cuStreamGetCtx(hStream, pctx);
+    if (cubind__trace_wanted(&cubind_call, names[215], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_ctx(CUstream hStream, CUcontext *pctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetCtx(hStream, pctx);
+    return call_cuStreamGetCtx(hStream, pctx);
+}
+
 typedef CUresult (*cubind__cuStreamGetCtx_v2_fn)(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
 
-CUresult cubind_driver_stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+/* The call itself, shared by cubind_driver_stream_get_ctx_v2 and its traced path. */
+static inline CUresult call_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetCtx_v2_fn cubind_fn = (cubind__cuStreamGetCtx_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[216], 216, &cubind_unavailable);
@@ -4629,9 +10982,35 @@ CUresult cubind_driver_stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    cubind_result = call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    if (cubind__trace_wanted(&cubind_call, names[216], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "pCtx", (uintptr_t)pCtx);
+        cubind__trace_pointer(&cubind_call, "pGreenCtx", (uintptr_t)pGreenCtx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    return call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+}
+
 typedef CUresult (*cubind__cuStreamWaitEvent_fn)(CUstream hStream, CUevent hEvent, unsigned int Flags);
 
-CUresult cubind_driver_stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int Flags)
+/* The call itself, shared by cubind_driver_stream_wait_event and its traced path. */
+static inline CUresult call_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamWaitEvent_fn cubind_fn = (cubind__cuStreamWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[217], 217, &cubind_unavailable);
@@ -4644,9 +11023,35 @@ CUresult cubind_driver_stream_wait_event(CUstream hStream, CUevent hEvent, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamWaitEvent(hStream, hEvent, Flags);
+    cubind_result = call_cuStreamWaitEvent(hStream, hEvent, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[217], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamWaitEvent(hStream, hEvent, Flags);
+    return call_cuStreamWaitEvent(hStream, hEvent, Flags);
+}
+
 typedef CUresult (*cubind__cuStreamAddCallback_fn)(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
 
-CUresult cubind_driver_stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_add_callback and its traced path. */
+static inline CUresult call_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamAddCallback_fn cubind_fn = (cubind__cuStreamAddCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[218], 218, &cubind_unavailable);
@@ -4659,9 +11064,36 @@ CUresult cubind_driver_stream_add_callback(CUstream hStream, CUstreamCallback ca
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamAddCallback(hStream, callback, userData, flags);
+    cubind_result = call_cuStreamAddCallback(hStream, callback, userData, flags);
+    if (cubind__trace_wanted(&cubind_call, names[218], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamAddCallback(hStream, callback, userData, flags);
+    return call_cuStreamAddCallback(hStream, callback, userData, flags);
+}
+
 typedef CUresult (*cubind__cuStreamBeginCapture_v2_fn)(CUstream hStream, CUstreamCaptureMode mode);
 
-CUresult cubind_driver_stream_begin_capture(CUstream hStream, CUstreamCaptureMode mode)
+/* The call itself, shared by cubind_driver_stream_begin_capture and its traced path. */
+static inline CUresult call_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamBeginCapture_v2_fn cubind_fn = (cubind__cuStreamBeginCapture_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[219], 219, &cubind_unavailable);
@@ -4674,9 +11106,34 @@ CUresult cubind_driver_stream_begin_capture(CUstream hStream, CUstreamCaptureMod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamBeginCapture_v2(hStream, mode);
+    cubind_result = call_cuStreamBeginCapture_v2(hStream, mode);
+    if (cubind__trace_wanted(&cubind_call, names[219], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_begin_capture(CUstream hStream, CUstreamCaptureMode mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamBeginCapture_v2(hStream, mode);
+    return call_cuStreamBeginCapture_v2(hStream, mode);
+}
+
 typedef CUresult (*cubind__cuStreamBeginCaptureToGraph_fn)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode);
 
-CUresult cubind_driver_stream_begin_capture_to_graph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
+/* The call itself, shared by cubind_driver_stream_begin_capture_to_graph and its traced path. */
+static inline CUresult call_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cuStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[220], 220, &cubind_unavailable);
@@ -4689,9 +11146,38 @@ CUresult cubind_driver_stream_begin_capture_to_graph(CUstream hStream, CUgraph h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    cubind_result = call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    if (cubind__trace_wanted(&cubind_call, names[220], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_begin_capture_to_graph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    return call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
+
 typedef CUresult (*cubind__cuThreadExchangeStreamCaptureMode_fn)(CUstreamCaptureMode *mode);
 
-CUresult cubind_driver_thread_exchange_stream_capture_mode(CUstreamCaptureMode *mode)
+/* The call itself, shared by cubind_driver_thread_exchange_stream_capture_mode and its traced path. */
+static inline CUresult call_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cuThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[221], 221, &cubind_unavailable);
@@ -4704,9 +11190,33 @@ CUresult cubind_driver_thread_exchange_stream_capture_mode(CUstreamCaptureMode *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuThreadExchangeStreamCaptureMode(mode);
+    cubind_result = call_cuThreadExchangeStreamCaptureMode(mode);
+    if (cubind__trace_wanted(&cubind_call, names[221], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_thread_exchange_stream_capture_mode(CUstreamCaptureMode *mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuThreadExchangeStreamCaptureMode(mode);
+    return call_cuThreadExchangeStreamCaptureMode(mode);
+}
+
 typedef CUresult (*cubind__cuStreamEndCapture_fn)(CUstream hStream, CUgraph *phGraph);
 
-CUresult cubind_driver_stream_end_capture(CUstream hStream, CUgraph *phGraph)
+/* The call itself, shared by cubind_driver_stream_end_capture and its traced path. */
+static inline CUresult call_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamEndCapture_fn cubind_fn = (cubind__cuStreamEndCapture_fn)cubind__symbol(&cubind__driver_symbols, &slots[222], 222, &cubind_unavailable);
@@ -4719,9 +11229,34 @@ CUresult cubind_driver_stream_end_capture(CUstream hStream, CUgraph *phGraph)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamEndCapture(hStream, phGraph);
+    cubind_result = call_cuStreamEndCapture(hStream, phGraph);
+    if (cubind__trace_wanted(&cubind_call, names[222], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_end_capture(CUstream hStream, CUgraph *phGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamEndCapture(hStream, phGraph);
+    return call_cuStreamEndCapture(hStream, phGraph);
+}
+
 typedef CUresult (*cubind__cuStreamIsCapturing_fn)(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 
-CUresult cubind_driver_stream_is_capturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+/* The call itself, shared by cubind_driver_stream_is_capturing and its traced path. */
+static inline CUresult call_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamIsCapturing_fn cubind_fn = (cubind__cuStreamIsCapturing_fn)cubind__symbol(&cubind__driver_symbols, &slots[223], 223, &cubind_unavailable);
@@ -4734,9 +11269,34 @@ CUresult cubind_driver_stream_is_capturing(CUstream hStream, CUstreamCaptureStat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamIsCapturing(hStream, captureStatus);
+    cubind_result = call_cuStreamIsCapturing(hStream, captureStatus);
+    if (cubind__trace_wanted(&cubind_call, names[223], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "captureStatus", (uintptr_t)captureStatus);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_is_capturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamIsCapturing(hStream, captureStatus);
+    return call_cuStreamIsCapturing(hStream, captureStatus);
+}
+
 typedef CUresult (*cubind__cuStreamGetCaptureInfo_v3_fn)(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
-CUresult cubind_driver_stream_get_capture_info(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+/* The call itself, shared by cubind_driver_stream_get_capture_info and its traced path. */
+static inline CUresult call_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetCaptureInfo_v3_fn cubind_fn = (cubind__cuStreamGetCaptureInfo_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[224], 224, &cubind_unavailable);
@@ -4749,9 +11309,39 @@ CUresult cubind_driver_stream_get_capture_info(CUstream hStream, CUstreamCapture
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    cubind_result = call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    if (cubind__trace_wanted(&cubind_call, names[224], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
+        cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
+        cubind__trace_pointer(&cubind_call, "graph_out", (uintptr_t)graph_out);
+        cubind__trace_pointer(&cubind_call, "dependencies_out", (uintptr_t)dependencies_out);
+        cubind__trace_pointer(&cubind_call, "edgeData_out", (uintptr_t)edgeData_out);
+        cubind__trace_pointer(&cubind_call, "numDependencies_out", (uintptr_t)numDependencies_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_capture_info(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    return call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
+
 typedef CUresult (*cubind__cuStreamUpdateCaptureDependencies_v2_fn)(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 
-CUresult cubind_driver_stream_update_capture_dependencies(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_update_capture_dependencies and its traced path. */
+static inline CUresult call_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamUpdateCaptureDependencies_v2_fn cubind_fn = (cubind__cuStreamUpdateCaptureDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[225], 225, &cubind_unavailable);
@@ -4764,9 +11354,37 @@ CUresult cubind_driver_stream_update_capture_dependencies(CUstream hStream, CUgr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    cubind_result = call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    if (cubind__trace_wanted(&cubind_call, names[225], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_update_capture_dependencies(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    return call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+}
+
 typedef CUresult (*cubind__cuStreamAttachMemAsync_fn)(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
 
-CUresult cubind_driver_stream_attach_mem_async(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_attach_mem_async and its traced path. */
+static inline CUresult call_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamAttachMemAsync_fn cubind_fn = (cubind__cuStreamAttachMemAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[226], 226, &cubind_unavailable);
@@ -4779,9 +11397,36 @@ CUresult cubind_driver_stream_attach_mem_async(CUstream hStream, CUdeviceptr dpt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    cubind_result = call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    if (cubind__trace_wanted(&cubind_call, names[226], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_attach_mem_async(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    return call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+}
+
 typedef CUresult (*cubind__cuStreamQuery_fn)(CUstream hStream);
 
-CUresult cubind_driver_stream_query(CUstream hStream)
+/* The call itself, shared by cubind_driver_stream_query and its traced path. */
+static inline CUresult call_cuStreamQuery(CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamQuery_fn cubind_fn = (cubind__cuStreamQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[227], 227, &cubind_unavailable);
@@ -4794,9 +11439,33 @@ CUresult cubind_driver_stream_query(CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamQuery(CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamQuery(hStream);
+    cubind_result = call_cuStreamQuery(hStream);
+    if (cubind__trace_wanted(&cubind_call, names[227], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_query(CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamQuery(hStream);
+    return call_cuStreamQuery(hStream);
+}
+
 typedef CUresult (*cubind__cuStreamSynchronize_fn)(CUstream hStream);
 
-CUresult cubind_driver_stream_synchronize(CUstream hStream)
+/* The call itself, shared by cubind_driver_stream_synchronize and its traced path. */
+static inline CUresult call_cuStreamSynchronize(CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamSynchronize_fn cubind_fn = (cubind__cuStreamSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[228], 228, &cubind_unavailable);
@@ -4809,9 +11478,33 @@ CUresult cubind_driver_stream_synchronize(CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamSynchronize(CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamSynchronize(hStream);
+    cubind_result = call_cuStreamSynchronize(hStream);
+    if (cubind__trace_wanted(&cubind_call, names[228], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_synchronize(CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamSynchronize(hStream);
+    return call_cuStreamSynchronize(hStream);
+}
+
 typedef CUresult (*cubind__cuStreamDestroy_v2_fn)(CUstream hStream);
 
-CUresult cubind_driver_stream_destroy(CUstream hStream)
+/* The call itself, shared by cubind_driver_stream_destroy and its traced path. */
+static inline CUresult call_cuStreamDestroy_v2(CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamDestroy_v2_fn cubind_fn = (cubind__cuStreamDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[229], 229, &cubind_unavailable);
@@ -4824,9 +11517,33 @@ CUresult cubind_driver_stream_destroy(CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamDestroy_v2(CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamDestroy_v2(hStream);
+    cubind_result = call_cuStreamDestroy_v2(hStream);
+    if (cubind__trace_wanted(&cubind_call, names[229], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_destroy(CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamDestroy_v2(hStream);
+    return call_cuStreamDestroy_v2(hStream);
+}
+
 typedef CUresult (*cubind__cuStreamCopyAttributes_fn)(CUstream dst, CUstream src);
 
-CUresult cubind_driver_stream_copy_attributes(CUstream dst, CUstream src)
+/* The call itself, shared by cubind_driver_stream_copy_attributes and its traced path. */
+static inline CUresult call_cuStreamCopyAttributes(CUstream dst, CUstream src)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamCopyAttributes_fn cubind_fn = (cubind__cuStreamCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[230], 230, &cubind_unavailable);
@@ -4839,9 +11556,34 @@ CUresult cubind_driver_stream_copy_attributes(CUstream dst, CUstream src)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamCopyAttributes(dst, src);
+    cubind_result = call_cuStreamCopyAttributes(dst, src);
+    if (cubind__trace_wanted(&cubind_call, names[230], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_copy_attributes(CUstream dst, CUstream src)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamCopyAttributes(dst, src);
+    return call_cuStreamCopyAttributes(dst, src);
+}
+
 typedef CUresult (*cubind__cuStreamGetAttribute_fn)(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
 
-CUresult cubind_driver_stream_get_attribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+/* The call itself, shared by cubind_driver_stream_get_attribute and its traced path. */
+static inline CUresult call_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetAttribute_fn cubind_fn = (cubind__cuStreamGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[231], 231, &cubind_unavailable);
@@ -4854,9 +11596,35 @@ CUresult cubind_driver_stream_get_attribute(CUstream hStream, CUstreamAttrID att
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetAttribute(hStream, attr, value_out);
+    cubind_result = call_cuStreamGetAttribute(hStream, attr, value_out);
+    if (cubind__trace_wanted(&cubind_call, names[231], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_attribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetAttribute(hStream, attr, value_out);
+    return call_cuStreamGetAttribute(hStream, attr, value_out);
+}
+
 typedef CUresult (*cubind__cuStreamSetAttribute_fn)(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
 
-CUresult cubind_driver_stream_set_attribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+/* The call itself, shared by cubind_driver_stream_set_attribute and its traced path. */
+static inline CUresult call_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamSetAttribute_fn cubind_fn = (cubind__cuStreamSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[232], 232, &cubind_unavailable);
@@ -4869,9 +11637,35 @@ CUresult cubind_driver_stream_set_attribute(CUstream hStream, CUstreamAttrID att
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamSetAttribute(hStream, attr, value);
+    cubind_result = call_cuStreamSetAttribute(hStream, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[232], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_set_attribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamSetAttribute(hStream, attr, value);
+    return call_cuStreamSetAttribute(hStream, attr, value);
+}
+
 typedef CUresult (*cubind__cuEventCreate_fn)(CUevent *phEvent, unsigned int Flags);
 
-CUresult cubind_driver_event_create(CUevent *phEvent, unsigned int Flags)
+/* The call itself, shared by cubind_driver_event_create and its traced path. */
+static inline CUresult call_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventCreate_fn cubind_fn = (cubind__cuEventCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[233], 233, &cubind_unavailable);
@@ -4884,9 +11678,34 @@ CUresult cubind_driver_event_create(CUevent *phEvent, unsigned int Flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventCreate(phEvent, Flags);
+    cubind_result = call_cuEventCreate(phEvent, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[233], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_create(CUevent *phEvent, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventCreate(phEvent, Flags);
+    return call_cuEventCreate(phEvent, Flags);
+}
+
 typedef CUresult (*cubind__cuEventRecord_fn)(CUevent hEvent, CUstream hStream);
 
-CUresult cubind_driver_event_record(CUevent hEvent, CUstream hStream)
+/* The call itself, shared by cubind_driver_event_record and its traced path. */
+static inline CUresult call_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventRecord_fn cubind_fn = (cubind__cuEventRecord_fn)cubind__symbol(&cubind__driver_symbols, &slots[234], 234, &cubind_unavailable);
@@ -4899,9 +11718,34 @@ CUresult cubind_driver_event_record(CUevent hEvent, CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventRecord(hEvent, hStream);
+    cubind_result = call_cuEventRecord(hEvent, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[234], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_record(CUevent hEvent, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventRecord(hEvent, hStream);
+    return call_cuEventRecord(hEvent, hStream);
+}
+
 typedef CUresult (*cubind__cuEventRecordWithFlags_fn)(CUevent hEvent, CUstream hStream, unsigned int flags);
 
-CUresult cubind_driver_event_record_with_flags(CUevent hEvent, CUstream hStream, unsigned int flags)
+/* The call itself, shared by cubind_driver_event_record_with_flags and its traced path. */
+static inline CUresult call_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventRecordWithFlags_fn cubind_fn = (cubind__cuEventRecordWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[235], 235, &cubind_unavailable);
@@ -4914,9 +11758,35 @@ CUresult cubind_driver_event_record_with_flags(CUevent hEvent, CUstream hStream,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventRecordWithFlags(hEvent, hStream, flags);
+    cubind_result = call_cuEventRecordWithFlags(hEvent, hStream, flags);
+    if (cubind__trace_wanted(&cubind_call, names[235], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_record_with_flags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventRecordWithFlags(hEvent, hStream, flags);
+    return call_cuEventRecordWithFlags(hEvent, hStream, flags);
+}
+
 typedef CUresult (*cubind__cuEventQuery_fn)(CUevent hEvent);
 
-CUresult cubind_driver_event_query(CUevent hEvent)
+/* The call itself, shared by cubind_driver_event_query and its traced path. */
+static inline CUresult call_cuEventQuery(CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventQuery_fn cubind_fn = (cubind__cuEventQuery_fn)cubind__symbol(&cubind__driver_symbols, &slots[236], 236, &cubind_unavailable);
@@ -4929,9 +11799,33 @@ CUresult cubind_driver_event_query(CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventQuery(CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventQuery(hEvent);
+    cubind_result = call_cuEventQuery(hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[236], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_query(CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventQuery(hEvent);
+    return call_cuEventQuery(hEvent);
+}
+
 typedef CUresult (*cubind__cuEventSynchronize_fn)(CUevent hEvent);
 
-CUresult cubind_driver_event_synchronize(CUevent hEvent)
+/* The call itself, shared by cubind_driver_event_synchronize and its traced path. */
+static inline CUresult call_cuEventSynchronize(CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventSynchronize_fn cubind_fn = (cubind__cuEventSynchronize_fn)cubind__symbol(&cubind__driver_symbols, &slots[237], 237, &cubind_unavailable);
@@ -4944,9 +11838,33 @@ CUresult cubind_driver_event_synchronize(CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventSynchronize(CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventSynchronize(hEvent);
+    cubind_result = call_cuEventSynchronize(hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[237], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_synchronize(CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventSynchronize(hEvent);
+    return call_cuEventSynchronize(hEvent);
+}
+
 typedef CUresult (*cubind__cuEventDestroy_v2_fn)(CUevent hEvent);
 
-CUresult cubind_driver_event_destroy(CUevent hEvent)
+/* The call itself, shared by cubind_driver_event_destroy and its traced path. */
+static inline CUresult call_cuEventDestroy_v2(CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventDestroy_v2_fn cubind_fn = (cubind__cuEventDestroy_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[238], 238, &cubind_unavailable);
@@ -4959,9 +11877,33 @@ CUresult cubind_driver_event_destroy(CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventDestroy_v2(CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventDestroy_v2(hEvent);
+    cubind_result = call_cuEventDestroy_v2(hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[238], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_destroy(CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventDestroy_v2(hEvent);
+    return call_cuEventDestroy_v2(hEvent);
+}
+
 typedef CUresult (*cubind__cuEventElapsedTime_v2_fn)(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 
-CUresult cubind_driver_event_elapsed_time(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+/* The call itself, shared by cubind_driver_event_elapsed_time and its traced path. */
+static inline CUresult call_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuEventElapsedTime_v2_fn cubind_fn = (cubind__cuEventElapsedTime_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[239], 239, &cubind_unavailable);
@@ -4974,9 +11916,35 @@ CUresult cubind_driver_event_elapsed_time(float *pMilliseconds, CUevent hStart, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    cubind_result = call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    if (cubind__trace_wanted(&cubind_call, names[239], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pMilliseconds", (uintptr_t)pMilliseconds);
+        cubind__trace_pointer(&cubind_call, "hStart", (uintptr_t)hStart);
+        cubind__trace_pointer(&cubind_call, "hEnd", (uintptr_t)hEnd);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_event_elapsed_time(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    return call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
 typedef CUresult (*cubind__cuImportExternalMemory_fn)(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
 
-CUresult cubind_driver_import_external_memory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
+/* The call itself, shared by cubind_driver_import_external_memory and its traced path. */
+static inline CUresult call_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuImportExternalMemory_fn cubind_fn = (cubind__cuImportExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[240], 240, &cubind_unavailable);
@@ -4989,9 +11957,34 @@ CUresult cubind_driver_import_external_memory(CUexternalMemory *extMem_out, cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuImportExternalMemory(extMem_out, memHandleDesc);
+    cubind_result = call_cuImportExternalMemory(extMem_out, memHandleDesc);
+    if (cubind__trace_wanted(&cubind_call, names[240], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
+        cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_import_external_memory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuImportExternalMemory(extMem_out, memHandleDesc);
+    return call_cuImportExternalMemory(extMem_out, memHandleDesc);
+}
+
 typedef CUresult (*cubind__cuExternalMemoryGetMappedBuffer_fn)(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
 
-CUresult cubind_driver_external_memory_get_mapped_buffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
+/* The call itself, shared by cubind_driver_external_memory_get_mapped_buffer and its traced path. */
+static inline CUresult call_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cuExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__driver_symbols, &slots[241], 241, &cubind_unavailable);
@@ -5004,9 +11997,35 @@ CUresult cubind_driver_external_memory_get_mapped_buffer(CUdeviceptr *devPtr, CU
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    cubind_result = call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    if (cubind__trace_wanted(&cubind_call, names[241], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_external_memory_get_mapped_buffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    return call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+}
+
 typedef CUresult (*cubind__cuExternalMemoryGetMappedMipmappedArray_fn)(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
 
-CUresult cubind_driver_external_memory_get_mapped_mipmapped_array(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
+/* The call itself, shared by cubind_driver_external_memory_get_mapped_mipmapped_array and its traced path. */
+static inline CUresult call_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cuExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[242], 242, &cubind_unavailable);
@@ -5019,9 +12038,35 @@ CUresult cubind_driver_external_memory_get_mapped_mipmapped_array(CUmipmappedArr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    cubind_result = call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    if (cubind__trace_wanted(&cubind_call, names[242], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_external_memory_get_mapped_mipmapped_array(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    return call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+}
+
 typedef CUresult (*cubind__cuDestroyExternalMemory_fn)(CUexternalMemory extMem);
 
-CUresult cubind_driver_destroy_external_memory(CUexternalMemory extMem)
+/* The call itself, shared by cubind_driver_destroy_external_memory and its traced path. */
+static inline CUresult call_cuDestroyExternalMemory(CUexternalMemory extMem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDestroyExternalMemory_fn cubind_fn = (cubind__cuDestroyExternalMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[243], 243, &cubind_unavailable);
@@ -5034,9 +12079,33 @@ CUresult cubind_driver_destroy_external_memory(CUexternalMemory extMem)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDestroyExternalMemory(CUexternalMemory extMem)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDestroyExternalMemory(extMem);
+    cubind_result = call_cuDestroyExternalMemory(extMem);
+    if (cubind__trace_wanted(&cubind_call, names[243], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_destroy_external_memory(CUexternalMemory extMem)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDestroyExternalMemory(extMem);
+    return call_cuDestroyExternalMemory(extMem);
+}
+
 typedef CUresult (*cubind__cuImportExternalSemaphore_fn)(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
 
-CUresult cubind_driver_import_external_semaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
+/* The call itself, shared by cubind_driver_import_external_semaphore and its traced path. */
+static inline CUresult call_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuImportExternalSemaphore_fn cubind_fn = (cubind__cuImportExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[244], 244, &cubind_unavailable);
@@ -5049,9 +12118,34 @@ CUresult cubind_driver_import_external_semaphore(CUexternalSemaphore *extSem_out
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    cubind_result = call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    if (cubind__trace_wanted(&cubind_call, names[244], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
+        cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_import_external_semaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    return call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+}
+
 typedef CUresult (*cubind__cuSignalExternalSemaphoresAsync_fn)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
-CUresult cubind_driver_signal_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+/* The call itself, shared by cubind_driver_signal_external_semaphores_async and its traced path. */
+static inline CUresult call_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cuSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[245], 245, &cubind_unavailable);
@@ -5064,9 +12158,36 @@ CUresult cubind_driver_signal_external_semaphores_async(const CUexternalSemaphor
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cubind_result = call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind__trace_wanted(&cubind_call, names[245], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
+        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
+        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_signal_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    return call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
+
 typedef CUresult (*cubind__cuWaitExternalSemaphoresAsync_fn)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
-CUresult cubind_driver_wait_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+/* The call itself, shared by cubind_driver_wait_external_semaphores_async and its traced path. */
+static inline CUresult call_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cuWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[246], 246, &cubind_unavailable);
@@ -5079,9 +12200,36 @@ CUresult cubind_driver_wait_external_semaphores_async(const CUexternalSemaphore 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cubind_result = call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind__trace_wanted(&cubind_call, names[246], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
+        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
+        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_wait_external_semaphores_async(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    return call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
+
 typedef CUresult (*cubind__cuDestroyExternalSemaphore_fn)(CUexternalSemaphore extSem);
 
-CUresult cubind_driver_destroy_external_semaphore(CUexternalSemaphore extSem)
+/* The call itself, shared by cubind_driver_destroy_external_semaphore and its traced path. */
+static inline CUresult call_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDestroyExternalSemaphore_fn cubind_fn = (cubind__cuDestroyExternalSemaphore_fn)cubind__symbol(&cubind__driver_symbols, &slots[247], 247, &cubind_unavailable);
@@ -5094,9 +12242,33 @@ CUresult cubind_driver_destroy_external_semaphore(CUexternalSemaphore extSem)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDestroyExternalSemaphore(extSem);
+    cubind_result = call_cuDestroyExternalSemaphore(extSem);
+    if (cubind__trace_wanted(&cubind_call, names[247], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_destroy_external_semaphore(CUexternalSemaphore extSem)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDestroyExternalSemaphore(extSem);
+    return call_cuDestroyExternalSemaphore(extSem);
+}
+
 typedef CUresult (*cubind__cuStreamWaitValue32_v2_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
 
-CUresult cubind_driver_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_wait_value32 and its traced path. */
+static inline CUresult call_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamWaitValue32_v2_fn cubind_fn = (cubind__cuStreamWaitValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[248], 248, &cubind_unavailable);
@@ -5109,9 +12281,36 @@ CUresult cubind_driver_stream_wait_value32(CUstream stream, CUdeviceptr addr, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    cubind_result = call_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    if (cubind__trace_wanted(&cubind_call, names[248], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    return call_cuStreamWaitValue32_v2(stream, addr, value, flags);
+}
+
 typedef CUresult (*cubind__cuStreamWaitValue64_v2_fn)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
 
-CUresult cubind_driver_stream_wait_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_wait_value64 and its traced path. */
+static inline CUresult call_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamWaitValue64_v2_fn cubind_fn = (cubind__cuStreamWaitValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[249], 249, &cubind_unavailable);
@@ -5124,9 +12323,36 @@ CUresult cubind_driver_stream_wait_value64(CUstream stream, CUdeviceptr addr, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    cubind_result = call_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    if (cubind__trace_wanted(&cubind_call, names[249], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_wait_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    return call_cuStreamWaitValue64_v2(stream, addr, value, flags);
+}
+
 typedef CUresult (*cubind__cuStreamWriteValue32_v2_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
 
-CUresult cubind_driver_stream_write_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_write_value32 and its traced path. */
+static inline CUresult call_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamWriteValue32_v2_fn cubind_fn = (cubind__cuStreamWriteValue32_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[250], 250, &cubind_unavailable);
@@ -5139,9 +12365,36 @@ CUresult cubind_driver_stream_write_value32(CUstream stream, CUdeviceptr addr, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    cubind_result = call_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    if (cubind__trace_wanted(&cubind_call, names[250], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_write_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    return call_cuStreamWriteValue32_v2(stream, addr, value, flags);
+}
+
 typedef CUresult (*cubind__cuStreamWriteValue64_v2_fn)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
 
-CUresult cubind_driver_stream_write_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_write_value64 and its traced path. */
+static inline CUresult call_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamWriteValue64_v2_fn cubind_fn = (cubind__cuStreamWriteValue64_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[251], 251, &cubind_unavailable);
@@ -5154,9 +12407,36 @@ CUresult cubind_driver_stream_write_value64(CUstream stream, CUdeviceptr addr, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    cubind_result = call_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    if (cubind__trace_wanted(&cubind_call, names[251], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_write_value64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    return call_cuStreamWriteValue64_v2(stream, addr, value, flags);
+}
+
 typedef CUresult (*cubind__cuStreamBatchMemOp_v2_fn)(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags);
 
-CUresult cubind_driver_stream_batch_mem_op(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
+/* The call itself, shared by cubind_driver_stream_batch_mem_op and its traced path. */
+static inline CUresult call_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamBatchMemOp_v2_fn cubind_fn = (cubind__cuStreamBatchMemOp_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[252], 252, &cubind_unavailable);
@@ -5169,9 +12449,36 @@ CUresult cubind_driver_stream_batch_mem_op(CUstream stream, unsigned int count, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    cubind_result = call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    if (cubind__trace_wanted(&cubind_call, names[252], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "paramArray", (uintptr_t)paramArray);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_batch_mem_op(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    return call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+}
+
 typedef CUresult (*cubind__cuFuncGetAttribute_fn)(int *pi, CUfunction_attribute attrib, CUfunction hfunc);
 
-CUresult cubind_driver_func_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+/* The call itself, shared by cubind_driver_func_get_attribute and its traced path. */
+static inline CUresult call_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncGetAttribute_fn cubind_fn = (cubind__cuFuncGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[253], 253, &cubind_unavailable);
@@ -5184,9 +12491,35 @@ CUresult cubind_driver_func_get_attribute(int *pi, CUfunction_attribute attrib, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncGetAttribute(pi, attrib, hfunc);
+    cubind_result = call_cuFuncGetAttribute(pi, attrib, hfunc);
+    if (cubind__trace_wanted(&cubind_call, names[253], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_get_attribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncGetAttribute(pi, attrib, hfunc);
+    return call_cuFuncGetAttribute(pi, attrib, hfunc);
+}
+
 typedef CUresult (*cubind__cuFuncSetAttribute_fn)(CUfunction hfunc, CUfunction_attribute attrib, int value);
 
-CUresult cubind_driver_func_set_attribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+/* The call itself, shared by cubind_driver_func_set_attribute and its traced path. */
+static inline CUresult call_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncSetAttribute_fn cubind_fn = (cubind__cuFuncSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[254], 254, &cubind_unavailable);
@@ -5199,9 +12532,35 @@ CUresult cubind_driver_func_set_attribute(CUfunction hfunc, CUfunction_attribute
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncSetAttribute(hfunc, attrib, value);
+    cubind_result = call_cuFuncSetAttribute(hfunc, attrib, value);
+    if (cubind__trace_wanted(&cubind_call, names[254], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_set_attribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncSetAttribute(hfunc, attrib, value);
+    return call_cuFuncSetAttribute(hfunc, attrib, value);
+}
+
 typedef CUresult (*cubind__cuFuncSetCacheConfig_fn)(CUfunction hfunc, CUfunc_cache config);
 
-CUresult cubind_driver_func_set_cache_config(CUfunction hfunc, CUfunc_cache config)
+/* The call itself, shared by cubind_driver_func_set_cache_config and its traced path. */
+static inline CUresult call_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncSetCacheConfig_fn cubind_fn = (cubind__cuFuncSetCacheConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[255], 255, &cubind_unavailable);
@@ -5214,9 +12573,34 @@ CUresult cubind_driver_func_set_cache_config(CUfunction hfunc, CUfunc_cache conf
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncSetCacheConfig(hfunc, config);
+    cubind_result = call_cuFuncSetCacheConfig(hfunc, config);
+    if (cubind__trace_wanted(&cubind_call, names[255], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_set_cache_config(CUfunction hfunc, CUfunc_cache config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncSetCacheConfig(hfunc, config);
+    return call_cuFuncSetCacheConfig(hfunc, config);
+}
+
 typedef CUresult (*cubind__cuFuncGetModule_fn)(CUmodule *hmod, CUfunction hfunc);
 
-CUresult cubind_driver_func_get_module(CUmodule *hmod, CUfunction hfunc)
+/* The call itself, shared by cubind_driver_func_get_module and its traced path. */
+static inline CUresult call_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncGetModule_fn cubind_fn = (cubind__cuFuncGetModule_fn)cubind__symbol(&cubind__driver_symbols, &slots[256], 256, &cubind_unavailable);
@@ -5229,9 +12613,34 @@ CUresult cubind_driver_func_get_module(CUmodule *hmod, CUfunction hfunc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncGetModule(hmod, hfunc);
+    cubind_result = call_cuFuncGetModule(hmod, hfunc);
+    if (cubind__trace_wanted(&cubind_call, names[256], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_get_module(CUmodule *hmod, CUfunction hfunc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncGetModule(hmod, hfunc);
+    return call_cuFuncGetModule(hmod, hfunc);
+}
+
 typedef CUresult (*cubind__cuFuncGetName_fn)(const char **name, CUfunction hfunc);
 
-CUresult cubind_driver_func_get_name(const char **name, CUfunction hfunc)
+/* The call itself, shared by cubind_driver_func_get_name and its traced path. */
+static inline CUresult call_cuFuncGetName(const char **name, CUfunction hfunc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncGetName_fn cubind_fn = (cubind__cuFuncGetName_fn)cubind__symbol(&cubind__driver_symbols, &slots[257], 257, &cubind_unavailable);
@@ -5244,9 +12653,34 @@ CUresult cubind_driver_func_get_name(const char **name, CUfunction hfunc)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncGetName(name, hfunc);
+    cubind_result = call_cuFuncGetName(name, hfunc);
+    if (cubind__trace_wanted(&cubind_call, names[257], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_get_name(const char **name, CUfunction hfunc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncGetName(name, hfunc);
+    return call_cuFuncGetName(name, hfunc);
+}
+
 typedef CUresult (*cubind__cuFuncGetParamInfo_fn)(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
-CUresult cubind_driver_func_get_param_info(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+/* The call itself, shared by cubind_driver_func_get_param_info and its traced path. */
+static inline CUresult call_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncGetParamInfo_fn cubind_fn = (cubind__cuFuncGetParamInfo_fn)cubind__symbol(&cubind__driver_symbols, &slots[258], 258, &cubind_unavailable);
@@ -5259,9 +12693,36 @@ CUresult cubind_driver_func_get_param_info(CUfunction func, size_t paramIndex, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    cubind_result = call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    if (cubind__trace_wanted(&cubind_call, names[258], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
+        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
+        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_get_param_info(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    return call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+}
+
 typedef CUresult (*cubind__cuFuncIsLoaded_fn)(CUfunctionLoadingState *state, CUfunction function);
 
-CUresult cubind_driver_func_is_loaded(CUfunctionLoadingState *state, CUfunction function)
+/* The call itself, shared by cubind_driver_func_is_loaded and its traced path. */
+static inline CUresult call_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncIsLoaded_fn cubind_fn = (cubind__cuFuncIsLoaded_fn)cubind__symbol(&cubind__driver_symbols, &slots[259], 259, &cubind_unavailable);
@@ -5274,9 +12735,34 @@ CUresult cubind_driver_func_is_loaded(CUfunctionLoadingState *state, CUfunction 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncIsLoaded(state, function);
+    cubind_result = call_cuFuncIsLoaded(state, function);
+    if (cubind__trace_wanted(&cubind_call, names[259], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_is_loaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncIsLoaded(state, function);
+    return call_cuFuncIsLoaded(state, function);
+}
+
 typedef CUresult (*cubind__cuFuncLoad_fn)(CUfunction function);
 
-CUresult cubind_driver_func_load(CUfunction function)
+/* The call itself, shared by cubind_driver_func_load and its traced path. */
+static inline CUresult call_cuFuncLoad(CUfunction function)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncLoad_fn cubind_fn = (cubind__cuFuncLoad_fn)cubind__symbol(&cubind__driver_symbols, &slots[260], 260, &cubind_unavailable);
@@ -5289,9 +12775,33 @@ CUresult cubind_driver_func_load(CUfunction function)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncLoad(CUfunction function)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncLoad(function);
+    cubind_result = call_cuFuncLoad(function);
+    if (cubind__trace_wanted(&cubind_call, names[260], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_load(CUfunction function)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncLoad(function);
+    return call_cuFuncLoad(function);
+}
+
 typedef CUresult (*cubind__cuLaunchKernel_fn)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
 
-CUresult cubind_driver_launch_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+/* The call itself, shared by cubind_driver_launch_kernel and its traced path. */
+static inline CUresult call_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchKernel_fn cubind_fn = (cubind__cuLaunchKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[261], 261, &cubind_unavailable);
@@ -5304,9 +12814,43 @@ CUresult cubind_driver_launch_kernel(CUfunction f, unsigned int gridDimX, unsign
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    cubind_result = call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    if (cubind__trace_wanted(&cubind_call, names[261], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
+        cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
+        cubind__trace_unsigned(&cubind_call, "gridDimZ", (unsigned long long)gridDimZ);
+        cubind__trace_unsigned(&cubind_call, "blockDimX", (unsigned long long)blockDimX);
+        cubind__trace_unsigned(&cubind_call, "blockDimY", (unsigned long long)blockDimY);
+        cubind__trace_unsigned(&cubind_call, "blockDimZ", (unsigned long long)blockDimZ);
+        cubind__trace_unsigned(&cubind_call, "sharedMemBytes", (unsigned long long)sharedMemBytes);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
+        cubind__trace_pointer(&cubind_call, "extra", (uintptr_t)extra);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    return call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
+
 typedef CUresult (*cubind__cuLaunchKernelEx_fn)(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
 
-CUresult cubind_driver_launch_kernel_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+/* The call itself, shared by cubind_driver_launch_kernel_ex and its traced path. */
+static inline CUresult call_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchKernelEx_fn cubind_fn = (cubind__cuLaunchKernelEx_fn)cubind__symbol(&cubind__driver_symbols, &slots[262], 262, &cubind_unavailable);
@@ -5319,9 +12863,36 @@ CUresult cubind_driver_launch_kernel_ex(const CUlaunchConfig *config, CUfunction
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchKernelEx(config, f, kernelParams, extra);
+    cubind_result = call_cuLaunchKernelEx(config, f, kernelParams, extra);
+    if (cubind__trace_wanted(&cubind_call, names[262], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
+        cubind__trace_pointer(&cubind_call, "extra", (uintptr_t)extra);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_kernel_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchKernelEx(config, f, kernelParams, extra);
+    return call_cuLaunchKernelEx(config, f, kernelParams, extra);
+}
+
 typedef CUresult (*cubind__cuLaunchCooperativeKernel_fn)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
 
-CUresult cubind_driver_launch_cooperative_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+/* The call itself, shared by cubind_driver_launch_cooperative_kernel and its traced path. */
+static inline CUresult call_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchCooperativeKernel_fn cubind_fn = (cubind__cuLaunchCooperativeKernel_fn)cubind__symbol(&cubind__driver_symbols, &slots[263], 263, &cubind_unavailable);
@@ -5334,9 +12905,42 @@ CUresult cubind_driver_launch_cooperative_kernel(CUfunction f, unsigned int grid
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    cubind_result = call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    if (cubind__trace_wanted(&cubind_call, names[263], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
+        cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
+        cubind__trace_unsigned(&cubind_call, "gridDimZ", (unsigned long long)gridDimZ);
+        cubind__trace_unsigned(&cubind_call, "blockDimX", (unsigned long long)blockDimX);
+        cubind__trace_unsigned(&cubind_call, "blockDimY", (unsigned long long)blockDimY);
+        cubind__trace_unsigned(&cubind_call, "blockDimZ", (unsigned long long)blockDimZ);
+        cubind__trace_unsigned(&cubind_call, "sharedMemBytes", (unsigned long long)sharedMemBytes);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_cooperative_kernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    return call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
+
 typedef CUresult (*cubind__cuLaunchCooperativeKernelMultiDevice_fn)(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags);
 
-CUresult cubind_driver_launch_cooperative_kernel_multi_device(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
+/* The call itself, shared by cubind_driver_launch_cooperative_kernel_multi_device and its traced path. */
+static inline CUresult call_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchCooperativeKernelMultiDevice_fn cubind_fn = (cubind__cuLaunchCooperativeKernelMultiDevice_fn)cubind__symbol(&cubind__driver_symbols, &slots[264], 264, &cubind_unavailable);
@@ -5349,9 +12953,35 @@ CUresult cubind_driver_launch_cooperative_kernel_multi_device(CUDA_LAUNCH_PARAMS
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    cubind_result = call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    if (cubind__trace_wanted(&cubind_call, names[264], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "launchParamsList", (uintptr_t)launchParamsList);
+        cubind__trace_unsigned(&cubind_call, "numDevices", (unsigned long long)numDevices);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_cooperative_kernel_multi_device(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    return call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+}
+
 typedef CUresult (*cubind__cuLaunchHostFunc_fn)(CUstream hStream, CUhostFn fn, void *userData);
 
-CUresult cubind_driver_launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
+/* The call itself, shared by cubind_driver_launch_host_func and its traced path. */
+static inline CUresult call_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchHostFunc_fn cubind_fn = (cubind__cuLaunchHostFunc_fn)cubind__symbol(&cubind__driver_symbols, &slots[265], 265, &cubind_unavailable);
@@ -5364,9 +12994,35 @@ CUresult cubind_driver_launch_host_func(CUstream hStream, CUhostFn fn, void *use
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchHostFunc(hStream, fn, userData);
+    cubind_result = call_cuLaunchHostFunc(hStream, fn, userData);
+    if (cubind__trace_wanted(&cubind_call, names[265], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchHostFunc(hStream, fn, userData);
+    return call_cuLaunchHostFunc(hStream, fn, userData);
+}
+
 typedef CUresult (*cubind__cuFuncSetBlockShape_fn)(CUfunction hfunc, int x, int y, int z);
 
-CUresult cubind_driver_func_set_block_shape(CUfunction hfunc, int x, int y, int z)
+/* The call itself, shared by cubind_driver_func_set_block_shape and its traced path. */
+static inline CUresult call_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncSetBlockShape_fn cubind_fn = (cubind__cuFuncSetBlockShape_fn)cubind__symbol(&cubind__driver_symbols, &slots[266], 266, &cubind_unavailable);
@@ -5379,9 +13035,36 @@ CUresult cubind_driver_func_set_block_shape(CUfunction hfunc, int x, int y, int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncSetBlockShape(hfunc, x, y, z);
+    cubind_result = call_cuFuncSetBlockShape(hfunc, x, y, z);
+    if (cubind__trace_wanted(&cubind_call, names[266], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_signed(&cubind_call, "x", (long long)x);
+        cubind__trace_signed(&cubind_call, "y", (long long)y);
+        cubind__trace_signed(&cubind_call, "z", (long long)z);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_set_block_shape(CUfunction hfunc, int x, int y, int z)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncSetBlockShape(hfunc, x, y, z);
+    return call_cuFuncSetBlockShape(hfunc, x, y, z);
+}
+
 typedef CUresult (*cubind__cuFuncSetSharedSize_fn)(CUfunction hfunc, unsigned int bytes);
 
-CUresult cubind_driver_func_set_shared_size(CUfunction hfunc, unsigned int bytes)
+/* The call itself, shared by cubind_driver_func_set_shared_size and its traced path. */
+static inline CUresult call_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncSetSharedSize_fn cubind_fn = (cubind__cuFuncSetSharedSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[267], 267, &cubind_unavailable);
@@ -5394,9 +13077,34 @@ CUresult cubind_driver_func_set_shared_size(CUfunction hfunc, unsigned int bytes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncSetSharedSize(hfunc, bytes);
+    cubind_result = call_cuFuncSetSharedSize(hfunc, bytes);
+    if (cubind__trace_wanted(&cubind_call, names[267], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_set_shared_size(CUfunction hfunc, unsigned int bytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncSetSharedSize(hfunc, bytes);
+    return call_cuFuncSetSharedSize(hfunc, bytes);
+}
+
 typedef CUresult (*cubind__cuParamSetSize_fn)(CUfunction hfunc, unsigned int numbytes);
 
-CUresult cubind_driver_param_set_size(CUfunction hfunc, unsigned int numbytes)
+/* The call itself, shared by cubind_driver_param_set_size and its traced path. */
+static inline CUresult call_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuParamSetSize_fn cubind_fn = (cubind__cuParamSetSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[268], 268, &cubind_unavailable);
@@ -5409,9 +13117,34 @@ CUresult cubind_driver_param_set_size(CUfunction hfunc, unsigned int numbytes)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuParamSetSize(hfunc, numbytes);
+    cubind_result = call_cuParamSetSize(hfunc, numbytes);
+    if (cubind__trace_wanted(&cubind_call, names[268], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_param_set_size(CUfunction hfunc, unsigned int numbytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuParamSetSize(hfunc, numbytes);
+    return call_cuParamSetSize(hfunc, numbytes);
+}
+
 typedef CUresult (*cubind__cuParamSeti_fn)(CUfunction hfunc, int offset, unsigned int value);
 
-CUresult cubind_driver_param_seti(CUfunction hfunc, int offset, unsigned int value)
+/* The call itself, shared by cubind_driver_param_seti and its traced path. */
+static inline CUresult call_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuParamSeti_fn cubind_fn = (cubind__cuParamSeti_fn)cubind__symbol(&cubind__driver_symbols, &slots[269], 269, &cubind_unavailable);
@@ -5424,9 +13157,35 @@ CUresult cubind_driver_param_seti(CUfunction hfunc, int offset, unsigned int val
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuParamSeti(hfunc, offset, value);
+    cubind_result = call_cuParamSeti(hfunc, offset, value);
+    if (cubind__trace_wanted(&cubind_call, names[269], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_param_seti(CUfunction hfunc, int offset, unsigned int value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuParamSeti(hfunc, offset, value);
+    return call_cuParamSeti(hfunc, offset, value);
+}
+
 typedef CUresult (*cubind__cuParamSetf_fn)(CUfunction hfunc, int offset, float value);
 
-CUresult cubind_driver_param_setf(CUfunction hfunc, int offset, float value)
+/* The call itself, shared by cubind_driver_param_setf and its traced path. */
+static inline CUresult call_cuParamSetf(CUfunction hfunc, int offset, float value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuParamSetf_fn cubind_fn = (cubind__cuParamSetf_fn)cubind__symbol(&cubind__driver_symbols, &slots[270], 270, &cubind_unavailable);
@@ -5439,9 +13198,35 @@ CUresult cubind_driver_param_setf(CUfunction hfunc, int offset, float value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuParamSetf(CUfunction hfunc, int offset, float value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuParamSetf(hfunc, offset, value);
+    cubind_result = call_cuParamSetf(hfunc, offset, value);
+    if (cubind__trace_wanted(&cubind_call, names[270], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
+        cubind__trace_floating(&cubind_call, "value", (double)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_param_setf(CUfunction hfunc, int offset, float value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuParamSetf(hfunc, offset, value);
+    return call_cuParamSetf(hfunc, offset, value);
+}
+
 typedef CUresult (*cubind__cuParamSetv_fn)(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes);
 
-CUresult cubind_driver_param_setv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
+/* The call itself, shared by cubind_driver_param_setv and its traced path. */
+static inline CUresult call_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuParamSetv_fn cubind_fn = (cubind__cuParamSetv_fn)cubind__symbol(&cubind__driver_symbols, &slots[271], 271, &cubind_unavailable);
@@ -5454,9 +13239,36 @@ CUresult cubind_driver_param_setv(CUfunction hfunc, int offset, void *ptr, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuParamSetv(hfunc, offset, ptr, numbytes);
+    cubind_result = call_cuParamSetv(hfunc, offset, ptr, numbytes);
+    if (cubind__trace_wanted(&cubind_call, names[271], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_param_setv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuParamSetv(hfunc, offset, ptr, numbytes);
+    return call_cuParamSetv(hfunc, offset, ptr, numbytes);
+}
+
 typedef CUresult (*cubind__cuLaunch_fn)(CUfunction f);
 
-CUresult cubind_driver_launch(CUfunction f)
+/* The call itself, shared by cubind_driver_launch and its traced path. */
+static inline CUresult call_cuLaunch(CUfunction f)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunch_fn cubind_fn = (cubind__cuLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[272], 272, &cubind_unavailable);
@@ -5469,9 +13281,33 @@ CUresult cubind_driver_launch(CUfunction f)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunch(CUfunction f)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunch(f);
+    cubind_result = call_cuLaunch(f);
+    if (cubind__trace_wanted(&cubind_call, names[272], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch(CUfunction f)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunch(f);
+    return call_cuLaunch(f);
+}
+
 typedef CUresult (*cubind__cuLaunchGrid_fn)(CUfunction f, int grid_width, int grid_height);
 
-CUresult cubind_driver_launch_grid(CUfunction f, int grid_width, int grid_height)
+/* The call itself, shared by cubind_driver_launch_grid and its traced path. */
+static inline CUresult call_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchGrid_fn cubind_fn = (cubind__cuLaunchGrid_fn)cubind__symbol(&cubind__driver_symbols, &slots[273], 273, &cubind_unavailable);
@@ -5484,9 +13320,35 @@ CUresult cubind_driver_launch_grid(CUfunction f, int grid_width, int grid_height
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchGrid(f, grid_width, grid_height);
+    cubind_result = call_cuLaunchGrid(f, grid_width, grid_height);
+    if (cubind__trace_wanted(&cubind_call, names[273], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
+        cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_grid(CUfunction f, int grid_width, int grid_height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchGrid(f, grid_width, grid_height);
+    return call_cuLaunchGrid(f, grid_width, grid_height);
+}
+
 typedef CUresult (*cubind__cuLaunchGridAsync_fn)(CUfunction f, int grid_width, int grid_height, CUstream hStream);
 
-CUresult cubind_driver_launch_grid_async(CUfunction f, int grid_width, int grid_height, CUstream hStream)
+/* The call itself, shared by cubind_driver_launch_grid_async and its traced path. */
+static inline CUresult call_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLaunchGridAsync_fn cubind_fn = (cubind__cuLaunchGridAsync_fn)cubind__symbol(&cubind__driver_symbols, &slots[274], 274, &cubind_unavailable);
@@ -5499,9 +13361,36 @@ CUresult cubind_driver_launch_grid_async(CUfunction f, int grid_width, int grid_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    cubind_result = call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[274], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
+        cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
+        cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_launch_grid_async(CUfunction f, int grid_width, int grid_height, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    return call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+}
+
 typedef CUresult (*cubind__cuParamSetTexRef_fn)(CUfunction hfunc, int texunit, CUtexref hTexRef);
 
-CUresult cubind_driver_param_set_tex_ref(CUfunction hfunc, int texunit, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_param_set_tex_ref and its traced path. */
+static inline CUresult call_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuParamSetTexRef_fn cubind_fn = (cubind__cuParamSetTexRef_fn)cubind__symbol(&cubind__driver_symbols, &slots[275], 275, &cubind_unavailable);
@@ -5514,9 +13403,35 @@ CUresult cubind_driver_param_set_tex_ref(CUfunction hfunc, int texunit, CUtexref
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    cubind_result = call_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[275], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_signed(&cubind_call, "texunit", (long long)texunit);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_param_set_tex_ref(CUfunction hfunc, int texunit, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    return call_cuParamSetTexRef(hfunc, texunit, hTexRef);
+}
+
 typedef CUresult (*cubind__cuFuncSetSharedMemConfig_fn)(CUfunction hfunc, CUsharedconfig config);
 
-CUresult cubind_driver_func_set_shared_mem_config(CUfunction hfunc, CUsharedconfig config)
+/* The call itself, shared by cubind_driver_func_set_shared_mem_config and its traced path. */
+static inline CUresult call_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFuncSetSharedMemConfig_fn cubind_fn = (cubind__cuFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__driver_symbols, &slots[276], 276, &cubind_unavailable);
@@ -5529,9 +13444,34 @@ CUresult cubind_driver_func_set_shared_mem_config(CUfunction hfunc, CUsharedconf
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuFuncSetSharedMemConfig(hfunc, config);
+    cubind_result = call_cuFuncSetSharedMemConfig(hfunc, config);
+    if (cubind__trace_wanted(&cubind_call, names[276], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
+        cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_func_set_shared_mem_config(CUfunction hfunc, CUsharedconfig config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuFuncSetSharedMemConfig(hfunc, config);
+    return call_cuFuncSetSharedMemConfig(hfunc, config);
+}
+
 typedef CUresult (*cubind__cuGraphCreate_fn)(CUgraph *phGraph, unsigned int flags);
 
-CUresult cubind_driver_graph_create(CUgraph *phGraph, unsigned int flags)
+/* The call itself, shared by cubind_driver_graph_create and its traced path. */
+static inline CUresult call_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphCreate_fn cubind_fn = (cubind__cuGraphCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[277], 277, &cubind_unavailable);
@@ -5544,9 +13484,34 @@ CUresult cubind_driver_graph_create(CUgraph *phGraph, unsigned int flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphCreate(phGraph, flags);
+    cubind_result = call_cuGraphCreate(phGraph, flags);
+    if (cubind__trace_wanted(&cubind_call, names[277], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_create(CUgraph *phGraph, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphCreate(phGraph, flags);
+    return call_cuGraphCreate(phGraph, flags);
+}
+
 typedef CUresult (*cubind__cuGraphAddKernelNode_v2_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_kernel_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_kernel_node and its traced path. */
+static inline CUresult call_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddKernelNode_v2_fn cubind_fn = (cubind__cuGraphAddKernelNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[278], 278, &cubind_unavailable);
@@ -5559,9 +13524,37 @@ CUresult cubind_driver_graph_add_kernel_node(CUgraphNode *phGraphNode, CUgraph h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[278], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_kernel_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphKernelNodeGetParams_v2_fn)(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_kernel_node_get_params(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_kernel_node_get_params and its traced path. */
+static inline CUresult call_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphKernelNodeGetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeGetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[279], 279, &cubind_unavailable);
@@ -5574,9 +13567,34 @@ CUresult cubind_driver_graph_kernel_node_get_params(CUgraphNode hNode, CUDA_KERN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    cubind_result = call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[279], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_kernel_node_get_params(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    return call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphKernelNodeSetParams_v2_fn)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_kernel_node_set_params(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_kernel_node_set_params and its traced path. */
+static inline CUresult call_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[280], 280, &cubind_unavailable);
@@ -5589,9 +13607,34 @@ CUresult cubind_driver_graph_kernel_node_set_params(CUgraphNode hNode, const CUD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    cubind_result = call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[280], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_kernel_node_set_params(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    return call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddMemcpyNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 
-CUresult cubind_driver_graph_add_memcpy_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+/* The call itself, shared by cubind_driver_graph_add_memcpy_node and its traced path. */
+static inline CUresult call_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddMemcpyNode_fn cubind_fn = (cubind__cuGraphAddMemcpyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[281], 281, &cubind_unavailable);
@@ -5604,9 +13647,38 @@ CUresult cubind_driver_graph_add_memcpy_node(CUgraphNode *phGraphNode, CUgraph h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    cubind_result = call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    if (cubind__trace_wanted(&cubind_call, names[281], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_memcpy_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    return call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+}
+
 typedef CUresult (*cubind__cuGraphMemcpyNodeGetParams_fn)(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams);
 
-CUresult cubind_driver_graph_memcpy_node_get_params(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
+/* The call itself, shared by cubind_driver_graph_memcpy_node_get_params and its traced path. */
+static inline CUresult call_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[282], 282, &cubind_unavailable);
@@ -5619,9 +13691,34 @@ CUresult cubind_driver_graph_memcpy_node_get_params(CUgraphNode hNode, CUDA_MEMC
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[282], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_memcpy_node_get_params(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    return call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphMemcpyNodeSetParams_fn)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams);
 
-CUresult cubind_driver_graph_memcpy_node_set_params(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+/* The call itself, shared by cubind_driver_graph_memcpy_node_set_params and its traced path. */
+static inline CUresult call_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[283], 283, &cubind_unavailable);
@@ -5634,9 +13731,34 @@ CUresult cubind_driver_graph_memcpy_node_set_params(CUgraphNode hNode, const CUD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[283], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_memcpy_node_set_params(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    return call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddMemsetNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
 
-CUresult cubind_driver_graph_add_memset_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+/* The call itself, shared by cubind_driver_graph_add_memset_node and its traced path. */
+static inline CUresult call_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddMemsetNode_fn cubind_fn = (cubind__cuGraphAddMemsetNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[284], 284, &cubind_unavailable);
@@ -5649,9 +13771,38 @@ CUresult cubind_driver_graph_add_memset_node(CUgraphNode *phGraphNode, CUgraph h
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    cubind_result = call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    if (cubind__trace_wanted(&cubind_call, names[284], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_memset_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    return call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+}
+
 typedef CUresult (*cubind__cuGraphMemsetNodeGetParams_fn)(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_memset_node_get_params(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_memset_node_get_params and its traced path. */
+static inline CUresult call_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[285], 285, &cubind_unavailable);
@@ -5664,9 +13815,34 @@ CUresult cubind_driver_graph_memset_node_get_params(CUgraphNode hNode, CUDA_MEMS
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[285], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_memset_node_get_params(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    return call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphMemsetNodeSetParams_fn)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_memset_node_set_params(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_memset_node_set_params and its traced path. */
+static inline CUresult call_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[286], 286, &cubind_unavailable);
@@ -5679,9 +13855,34 @@ CUresult cubind_driver_graph_memset_node_set_params(CUgraphNode hNode, const CUD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[286], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_memset_node_set_params(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    return call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddHostNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_host_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_host_node and its traced path. */
+static inline CUresult call_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddHostNode_fn cubind_fn = (cubind__cuGraphAddHostNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[287], 287, &cubind_unavailable);
@@ -5694,9 +13895,37 @@ CUresult cubind_driver_graph_add_host_node(CUgraphNode *phGraphNode, CUgraph hGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[287], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_host_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphHostNodeGetParams_fn)(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_host_node_get_params(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_host_node_get_params and its traced path. */
+static inline CUresult call_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphHostNodeGetParams_fn cubind_fn = (cubind__cuGraphHostNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[288], 288, &cubind_unavailable);
@@ -5709,9 +13938,34 @@ CUresult cubind_driver_graph_host_node_get_params(CUgraphNode hNode, CUDA_HOST_N
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphHostNodeGetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphHostNodeGetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[288], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_host_node_get_params(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphHostNodeGetParams(hNode, nodeParams);
+    return call_cuGraphHostNodeGetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphHostNodeSetParams_fn)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_host_node_set_params(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_host_node_set_params and its traced path. */
+static inline CUresult call_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphHostNodeSetParams_fn cubind_fn = (cubind__cuGraphHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[289], 289, &cubind_unavailable);
@@ -5724,9 +13978,34 @@ CUresult cubind_driver_graph_host_node_set_params(CUgraphNode hNode, const CUDA_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphHostNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphHostNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[289], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_host_node_set_params(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphHostNodeSetParams(hNode, nodeParams);
+    return call_cuGraphHostNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddChildGraphNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph);
 
-CUresult cubind_driver_graph_add_child_graph_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
+/* The call itself, shared by cubind_driver_graph_add_child_graph_node and its traced path. */
+static inline CUresult call_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddChildGraphNode_fn cubind_fn = (cubind__cuGraphAddChildGraphNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[290], 290, &cubind_unavailable);
@@ -5739,9 +14018,37 @@ CUresult cubind_driver_graph_add_child_graph_node(CUgraphNode *phGraphNode, CUgr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    cubind_result = call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    if (cubind__trace_wanted(&cubind_call, names[290], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_child_graph_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    return call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
+
 typedef CUresult (*cubind__cuGraphChildGraphNodeGetGraph_fn)(CUgraphNode hNode, CUgraph *phGraph);
 
-CUresult cubind_driver_graph_child_graph_node_get_graph(CUgraphNode hNode, CUgraph *phGraph)
+/* The call itself, shared by cubind_driver_graph_child_graph_node_get_graph and its traced path. */
+static inline CUresult call_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cuGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__driver_symbols, &slots[291], 291, &cubind_unavailable);
@@ -5754,9 +14061,34 @@ CUresult cubind_driver_graph_child_graph_node_get_graph(CUgraphNode hNode, CUgra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    cubind_result = call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    if (cubind__trace_wanted(&cubind_call, names[291], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_child_graph_node_get_graph(CUgraphNode hNode, CUgraph *phGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    return call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+}
+
 typedef CUresult (*cubind__cuGraphAddEmptyNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies);
 
-CUresult cubind_driver_graph_add_empty_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
+/* The call itself, shared by cubind_driver_graph_add_empty_node and its traced path. */
+static inline CUresult call_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddEmptyNode_fn cubind_fn = (cubind__cuGraphAddEmptyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[292], 292, &cubind_unavailable);
@@ -5769,9 +14101,36 @@ CUresult cubind_driver_graph_add_empty_node(CUgraphNode *phGraphNode, CUgraph hG
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    cubind_result = call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[292], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_empty_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    return call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+}
+
 typedef CUresult (*cubind__cuGraphAddEventRecordNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
 
-CUresult cubind_driver_graph_add_event_record_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+/* The call itself, shared by cubind_driver_graph_add_event_record_node and its traced path. */
+static inline CUresult call_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddEventRecordNode_fn cubind_fn = (cubind__cuGraphAddEventRecordNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[293], 293, &cubind_unavailable);
@@ -5784,9 +14143,37 @@ CUresult cubind_driver_graph_add_event_record_node(CUgraphNode *phGraphNode, CUg
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    cubind_result = call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    if (cubind__trace_wanted(&cubind_call, names[293], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_event_record_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    return call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
+
 typedef CUresult (*cubind__cuGraphEventRecordNodeGetEvent_fn)(CUgraphNode hNode, CUevent *event_out);
 
-CUresult cubind_driver_graph_event_record_node_get_event(CUgraphNode hNode, CUevent *event_out)
+/* The call itself, shared by cubind_driver_graph_event_record_node_get_event and its traced path. */
+static inline CUresult call_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[294], 294, &cubind_unavailable);
@@ -5799,9 +14186,34 @@ CUresult cubind_driver_graph_event_record_node_get_event(CUgraphNode hNode, CUev
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    cubind_result = call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    if (cubind__trace_wanted(&cubind_call, names[294], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_event_record_node_get_event(CUgraphNode hNode, CUevent *event_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    return call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+}
+
 typedef CUresult (*cubind__cuGraphEventRecordNodeSetEvent_fn)(CUgraphNode hNode, CUevent event);
 
-CUresult cubind_driver_graph_event_record_node_set_event(CUgraphNode hNode, CUevent event)
+/* The call itself, shared by cubind_driver_graph_event_record_node_set_event and its traced path. */
+static inline CUresult call_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[295], 295, &cubind_unavailable);
@@ -5814,9 +14226,34 @@ CUresult cubind_driver_graph_event_record_node_set_event(CUgraphNode hNode, CUev
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphEventRecordNodeSetEvent(hNode, event);
+    cubind_result = call_cuGraphEventRecordNodeSetEvent(hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[295], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_event_record_node_set_event(CUgraphNode hNode, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphEventRecordNodeSetEvent(hNode, event);
+    return call_cuGraphEventRecordNodeSetEvent(hNode, event);
+}
+
 typedef CUresult (*cubind__cuGraphAddEventWaitNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
 
-CUresult cubind_driver_graph_add_event_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+/* The call itself, shared by cubind_driver_graph_add_event_wait_node and its traced path. */
+static inline CUresult call_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddEventWaitNode_fn cubind_fn = (cubind__cuGraphAddEventWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[296], 296, &cubind_unavailable);
@@ -5829,9 +14266,37 @@ CUresult cubind_driver_graph_add_event_wait_node(CUgraphNode *phGraphNode, CUgra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    cubind_result = call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    if (cubind__trace_wanted(&cubind_call, names[296], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_event_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    return call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
+
 typedef CUresult (*cubind__cuGraphEventWaitNodeGetEvent_fn)(CUgraphNode hNode, CUevent *event_out);
 
-CUresult cubind_driver_graph_event_wait_node_get_event(CUgraphNode hNode, CUevent *event_out)
+/* The call itself, shared by cubind_driver_graph_event_wait_node_get_event and its traced path. */
+static inline CUresult call_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[297], 297, &cubind_unavailable);
@@ -5844,9 +14309,34 @@ CUresult cubind_driver_graph_event_wait_node_get_event(CUgraphNode hNode, CUeven
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    cubind_result = call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    if (cubind__trace_wanted(&cubind_call, names[297], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_event_wait_node_get_event(CUgraphNode hNode, CUevent *event_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    return call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+}
+
 typedef CUresult (*cubind__cuGraphEventWaitNodeSetEvent_fn)(CUgraphNode hNode, CUevent event);
 
-CUresult cubind_driver_graph_event_wait_node_set_event(CUgraphNode hNode, CUevent event)
+/* The call itself, shared by cubind_driver_graph_event_wait_node_set_event and its traced path. */
+static inline CUresult call_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[298], 298, &cubind_unavailable);
@@ -5859,9 +14349,34 @@ CUresult cubind_driver_graph_event_wait_node_set_event(CUgraphNode hNode, CUeven
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphEventWaitNodeSetEvent(hNode, event);
+    cubind_result = call_cuGraphEventWaitNodeSetEvent(hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[298], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_event_wait_node_set_event(CUgraphNode hNode, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphEventWaitNodeSetEvent(hNode, event);
+    return call_cuGraphEventWaitNodeSetEvent(hNode, event);
+}
+
 typedef CUresult (*cubind__cuGraphAddExternalSemaphoresSignalNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_external_semaphores_signal_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_external_semaphores_signal_node and its traced path. */
+static inline CUresult call_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[299], 299, &cubind_unavailable);
@@ -5874,9 +14389,37 @@ CUresult cubind_driver_graph_add_external_semaphores_signal_node(CUgraphNode *ph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[299], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_external_semaphores_signal_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out);
 
-CUresult cubind_driver_graph_external_semaphores_signal_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
+/* The call itself, shared by cubind_driver_graph_external_semaphores_signal_node_get_params and its traced path. */
+static inline CUresult call_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[300], 300, &cubind_unavailable);
@@ -5889,9 +14432,34 @@ CUresult cubind_driver_graph_external_semaphores_signal_node_get_params(CUgraphN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    cubind_result = call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[300], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_external_semaphores_signal_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    return call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+}
+
 typedef CUresult (*cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_external_semaphores_signal_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_external_semaphores_signal_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[301], 301, &cubind_unavailable);
@@ -5904,9 +14472,34 @@ CUresult cubind_driver_graph_external_semaphores_signal_node_set_params(CUgraphN
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[301], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_external_semaphores_signal_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    return call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddExternalSemaphoresWaitNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_external_semaphores_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_external_semaphores_wait_node and its traced path. */
+static inline CUresult call_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cuGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[302], 302, &cubind_unavailable);
@@ -5919,9 +14512,37 @@ CUresult cubind_driver_graph_add_external_semaphores_wait_node(CUgraphNode *phGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[302], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_external_semaphores_wait_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out);
 
-CUresult cubind_driver_graph_external_semaphores_wait_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
+/* The call itself, shared by cubind_driver_graph_external_semaphores_wait_node_get_params and its traced path. */
+static inline CUresult call_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[303], 303, &cubind_unavailable);
@@ -5934,9 +14555,34 @@ CUresult cubind_driver_graph_external_semaphores_wait_node_get_params(CUgraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    cubind_result = call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[303], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_external_semaphores_wait_node_get_params(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    return call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+}
+
 typedef CUresult (*cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_external_semaphores_wait_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_external_semaphores_wait_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[304], 304, &cubind_unavailable);
@@ -5949,9 +14595,34 @@ CUresult cubind_driver_graph_external_semaphores_wait_node_set_params(CUgraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[304], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_external_semaphores_wait_node_set_params(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    return call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddBatchMemOpNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_batch_mem_op_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_batch_mem_op_node and its traced path. */
+static inline CUresult call_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddBatchMemOpNode_fn cubind_fn = (cubind__cuGraphAddBatchMemOpNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[305], 305, &cubind_unavailable);
@@ -5964,9 +14635,37 @@ CUresult cubind_driver_graph_add_batch_mem_op_node(CUgraphNode *phGraphNode, CUg
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[305], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_batch_mem_op_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphBatchMemOpNodeGetParams_fn)(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
 
-CUresult cubind_driver_graph_batch_mem_op_node_get_params(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+/* The call itself, shared by cubind_driver_graph_batch_mem_op_node_get_params and its traced path. */
+static inline CUresult call_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphBatchMemOpNodeGetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[306], 306, &cubind_unavailable);
@@ -5979,9 +14678,34 @@ CUresult cubind_driver_graph_batch_mem_op_node_get_params(CUgraphNode hNode, CUD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    cubind_result = call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    if (cubind__trace_wanted(&cubind_call, names[306], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams_out", (uintptr_t)nodeParams_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_batch_mem_op_node_get_params(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    return call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+}
+
 typedef CUresult (*cubind__cuGraphBatchMemOpNodeSetParams_fn)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_batch_mem_op_node_set_params(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_batch_mem_op_node_set_params and its traced path. */
+static inline CUresult call_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[307], 307, &cubind_unavailable);
@@ -5994,9 +14718,34 @@ CUresult cubind_driver_graph_batch_mem_op_node_set_params(CUgraphNode hNode, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[307], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_batch_mem_op_node_set_params(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    return call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecBatchMemOpNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_batch_mem_op_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecBatchMemOpNodeSetParams_fn cubind_fn = (cubind__cuGraphExecBatchMemOpNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[308], 308, &cubind_unavailable);
@@ -6009,9 +14758,35 @@ CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params(CUgraphExec hGrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[308], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphAddMemAllocNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_add_mem_alloc_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_mem_alloc_node and its traced path. */
+static inline CUresult call_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[309], 309, &cubind_unavailable);
@@ -6024,9 +14799,37 @@ CUresult cubind_driver_graph_add_mem_alloc_node(CUgraphNode *phGraphNode, CUgrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[309], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_mem_alloc_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphMemAllocNodeGetParams_fn)(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
 
-CUresult cubind_driver_graph_mem_alloc_node_get_params(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+/* The call itself, shared by cubind_driver_graph_mem_alloc_node_get_params and its traced path. */
+static inline CUresult call_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[310], 310, &cubind_unavailable);
@@ -6039,9 +14842,34 @@ CUresult cubind_driver_graph_mem_alloc_node_get_params(CUgraphNode hNode, CUDA_M
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    cubind_result = call_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[310], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_mem_alloc_node_get_params(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    return call_cuGraphMemAllocNodeGetParams(hNode, params_out);
+}
+
 typedef CUresult (*cubind__cuGraphAddMemFreeNode_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr);
 
-CUresult cubind_driver_graph_add_mem_free_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
+/* The call itself, shared by cubind_driver_graph_add_mem_free_node and its traced path. */
+static inline CUresult call_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddMemFreeNode_fn cubind_fn = (cubind__cuGraphAddMemFreeNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[311], 311, &cubind_unavailable);
@@ -6054,9 +14882,37 @@ CUresult cubind_driver_graph_add_mem_free_node(CUgraphNode *phGraphNode, CUgraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    cubind_result = call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    if (cubind__trace_wanted(&cubind_call, names[311], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_mem_free_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    return call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+}
+
 typedef CUresult (*cubind__cuGraphMemFreeNodeGetParams_fn)(CUgraphNode hNode, CUdeviceptr *dptr_out);
 
-CUresult cubind_driver_graph_mem_free_node_get_params(CUgraphNode hNode, CUdeviceptr *dptr_out)
+/* The call itself, shared by cubind_driver_graph_mem_free_node_get_params and its traced path. */
+static inline CUresult call_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cuGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[312], 312, &cubind_unavailable);
@@ -6069,9 +14925,34 @@ CUresult cubind_driver_graph_mem_free_node_get_params(CUgraphNode hNode, CUdevic
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    cubind_result = call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    if (cubind__trace_wanted(&cubind_call, names[312], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_mem_free_node_get_params(CUgraphNode hNode, CUdeviceptr *dptr_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    return call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+}
+
 typedef CUresult (*cubind__cuDeviceGraphMemTrim_fn)(CUdevice device);
 
-CUresult cubind_driver_device_graph_mem_trim(CUdevice device)
+/* The call itself, shared by cubind_driver_device_graph_mem_trim and its traced path. */
+static inline CUresult call_cuDeviceGraphMemTrim(CUdevice device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGraphMemTrim_fn cubind_fn = (cubind__cuDeviceGraphMemTrim_fn)cubind__symbol(&cubind__driver_symbols, &slots[313], 313, &cubind_unavailable);
@@ -6084,9 +14965,33 @@ CUresult cubind_driver_device_graph_mem_trim(CUdevice device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGraphMemTrim(CUdevice device)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGraphMemTrim(device);
+    cubind_result = call_cuDeviceGraphMemTrim(device);
+    if (cubind__trace_wanted(&cubind_call, names[313], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_graph_mem_trim(CUdevice device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGraphMemTrim(device);
+    return call_cuDeviceGraphMemTrim(device);
+}
+
 typedef CUresult (*cubind__cuDeviceGetGraphMemAttribute_fn)(CUdevice device, CUgraphMem_attribute attr, void *value);
 
-CUresult cubind_driver_device_get_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+/* The call itself, shared by cubind_driver_device_get_graph_mem_attribute and its traced path. */
+static inline CUresult call_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[314], 314, &cubind_unavailable);
@@ -6099,9 +15004,35 @@ CUresult cubind_driver_device_get_graph_mem_attribute(CUdevice device, CUgraphMe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetGraphMemAttribute(device, attr, value);
+    cubind_result = call_cuDeviceGetGraphMemAttribute(device, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[314], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetGraphMemAttribute(device, attr, value);
+    return call_cuDeviceGetGraphMemAttribute(device, attr, value);
+}
+
 typedef CUresult (*cubind__cuDeviceSetGraphMemAttribute_fn)(CUdevice device, CUgraphMem_attribute attr, void *value);
 
-CUresult cubind_driver_device_set_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+/* The call itself, shared by cubind_driver_device_set_graph_mem_attribute and its traced path. */
+static inline CUresult call_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cuDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[315], 315, &cubind_unavailable);
@@ -6114,9 +15045,35 @@ CUresult cubind_driver_device_set_graph_mem_attribute(CUdevice device, CUgraphMe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceSetGraphMemAttribute(device, attr, value);
+    cubind_result = call_cuDeviceSetGraphMemAttribute(device, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[315], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_set_graph_mem_attribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceSetGraphMemAttribute(device, attr, value);
+    return call_cuDeviceSetGraphMemAttribute(device, attr, value);
+}
+
 typedef CUresult (*cubind__cuGraphClone_fn)(CUgraph *phGraphClone, CUgraph originalGraph);
 
-CUresult cubind_driver_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph)
+/* The call itself, shared by cubind_driver_graph_clone and its traced path. */
+static inline CUresult call_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphClone_fn cubind_fn = (cubind__cuGraphClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[316], 316, &cubind_unavailable);
@@ -6129,9 +15086,34 @@ CUresult cubind_driver_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphClone(phGraphClone, originalGraph);
+    cubind_result = call_cuGraphClone(phGraphClone, originalGraph);
+    if (cubind__trace_wanted(&cubind_call, names[316], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphClone", (uintptr_t)phGraphClone);
+        cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_clone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphClone(phGraphClone, originalGraph);
+    return call_cuGraphClone(phGraphClone, originalGraph);
+}
+
 typedef CUresult (*cubind__cuGraphNodeFindInClone_fn)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph);
 
-CUresult cubind_driver_graph_node_find_in_clone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+/* The call itself, shared by cubind_driver_graph_node_find_in_clone and its traced path. */
+static inline CUresult call_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeFindInClone_fn cubind_fn = (cubind__cuGraphNodeFindInClone_fn)cubind__symbol(&cubind__driver_symbols, &slots[317], 317, &cubind_unavailable);
@@ -6144,9 +15126,35 @@ CUresult cubind_driver_graph_node_find_in_clone(CUgraphNode *phNode, CUgraphNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    cubind_result = call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    if (cubind__trace_wanted(&cubind_call, names[317], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phNode", (uintptr_t)phNode);
+        cubind__trace_pointer(&cubind_call, "hOriginalNode", (uintptr_t)hOriginalNode);
+        cubind__trace_pointer(&cubind_call, "hClonedGraph", (uintptr_t)hClonedGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_find_in_clone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    return call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+}
+
 typedef CUresult (*cubind__cuGraphNodeGetType_fn)(CUgraphNode hNode, CUgraphNodeType *type);
 
-CUresult cubind_driver_graph_node_get_type(CUgraphNode hNode, CUgraphNodeType *type)
+/* The call itself, shared by cubind_driver_graph_node_get_type and its traced path. */
+static inline CUresult call_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeGetType_fn cubind_fn = (cubind__cuGraphNodeGetType_fn)cubind__symbol(&cubind__driver_symbols, &slots[318], 318, &cubind_unavailable);
@@ -6159,9 +15167,34 @@ CUresult cubind_driver_graph_node_get_type(CUgraphNode hNode, CUgraphNodeType *t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeGetType(hNode, type);
+    cubind_result = call_cuGraphNodeGetType(hNode, type);
+    if (cubind__trace_wanted(&cubind_call, names[318], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "type", (uintptr_t)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_get_type(CUgraphNode hNode, CUgraphNodeType *type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeGetType(hNode, type);
+    return call_cuGraphNodeGetType(hNode, type);
+}
+
 typedef CUresult (*cubind__cuGraphGetNodes_fn)(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 
-CUresult cubind_driver_graph_get_nodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+/* The call itself, shared by cubind_driver_graph_get_nodes and its traced path. */
+static inline CUresult call_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphGetNodes_fn cubind_fn = (cubind__cuGraphGetNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[319], 319, &cubind_unavailable);
@@ -6174,9 +15207,35 @@ CUresult cubind_driver_graph_get_nodes(CUgraph hGraph, CUgraphNode *nodes, size_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphGetNodes(hGraph, nodes, numNodes);
+    cubind_result = call_cuGraphGetNodes(hGraph, nodes, numNodes);
+    if (cubind__trace_wanted(&cubind_call, names[319], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
+        cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_get_nodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphGetNodes(hGraph, nodes, numNodes);
+    return call_cuGraphGetNodes(hGraph, nodes, numNodes);
+}
+
 typedef CUresult (*cubind__cuGraphGetRootNodes_fn)(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
 
-CUresult cubind_driver_graph_get_root_nodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
+/* The call itself, shared by cubind_driver_graph_get_root_nodes and its traced path. */
+static inline CUresult call_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphGetRootNodes_fn cubind_fn = (cubind__cuGraphGetRootNodes_fn)cubind__symbol(&cubind__driver_symbols, &slots[320], 320, &cubind_unavailable);
@@ -6189,9 +15248,35 @@ CUresult cubind_driver_graph_get_root_nodes(CUgraph hGraph, CUgraphNode *rootNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    cubind_result = call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    if (cubind__trace_wanted(&cubind_call, names[320], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "rootNodes", (uintptr_t)rootNodes);
+        cubind__trace_pointer(&cubind_call, "numRootNodes", (uintptr_t)numRootNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_get_root_nodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    return call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+}
+
 typedef CUresult (*cubind__cuGraphGetEdges_v2_fn)(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges);
 
-CUresult cubind_driver_graph_get_edges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
+/* The call itself, shared by cubind_driver_graph_get_edges and its traced path. */
+static inline CUresult call_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphGetEdges_v2_fn cubind_fn = (cubind__cuGraphGetEdges_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[321], 321, &cubind_unavailable);
@@ -6204,9 +15289,37 @@ CUresult cubind_driver_graph_get_edges(CUgraph hGraph, CUgraphNode *from, CUgrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    cubind_result = call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    if (cubind__trace_wanted(&cubind_call, names[321], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "numEdges", (uintptr_t)numEdges);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_get_edges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    return call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+}
+
 typedef CUresult (*cubind__cuGraphNodeGetDependencies_v2_fn)(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies);
 
-CUresult cubind_driver_graph_node_get_dependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
+/* The call itself, shared by cubind_driver_graph_node_get_dependencies and its traced path. */
+static inline CUresult call_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeGetDependencies_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[322], 322, &cubind_unavailable);
@@ -6219,9 +15332,36 @@ CUresult cubind_driver_graph_node_get_dependencies(CUgraphNode hNode, CUgraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    cubind_result = call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[322], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "numDependencies", (uintptr_t)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_get_dependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    return call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+}
+
 typedef CUresult (*cubind__cuGraphNodeGetDependentNodes_v2_fn)(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes);
 
-CUresult cubind_driver_graph_node_get_dependent_nodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
+/* The call itself, shared by cubind_driver_graph_node_get_dependent_nodes and its traced path. */
+static inline CUresult call_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeGetDependentNodes_v2_fn cubind_fn = (cubind__cuGraphNodeGetDependentNodes_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[323], 323, &cubind_unavailable);
@@ -6234,9 +15374,36 @@ CUresult cubind_driver_graph_node_get_dependent_nodes(CUgraphNode hNode, CUgraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    cubind_result = call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    if (cubind__trace_wanted(&cubind_call, names[323], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "dependentNodes", (uintptr_t)dependentNodes);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "numDependentNodes", (uintptr_t)numDependentNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_get_dependent_nodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    return call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+}
+
 typedef CUresult (*cubind__cuGraphAddDependencies_v2_fn)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
 
-CUresult cubind_driver_graph_add_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+/* The call itself, shared by cubind_driver_graph_add_dependencies and its traced path. */
+static inline CUresult call_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddDependencies_v2_fn cubind_fn = (cubind__cuGraphAddDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[324], 324, &cubind_unavailable);
@@ -6249,9 +15416,37 @@ CUresult cubind_driver_graph_add_dependencies(CUgraph hGraph, const CUgraphNode 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    cubind_result = call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[324], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    return call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+}
+
 typedef CUresult (*cubind__cuGraphRemoveDependencies_v2_fn)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
 
-CUresult cubind_driver_graph_remove_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+/* The call itself, shared by cubind_driver_graph_remove_dependencies and its traced path. */
+static inline CUresult call_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphRemoveDependencies_v2_fn cubind_fn = (cubind__cuGraphRemoveDependencies_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[325], 325, &cubind_unavailable);
@@ -6264,9 +15459,37 @@ CUresult cubind_driver_graph_remove_dependencies(CUgraph hGraph, const CUgraphNo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    cubind_result = call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[325], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_remove_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    return call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+}
+
 typedef CUresult (*cubind__cuGraphDestroyNode_fn)(CUgraphNode hNode);
 
-CUresult cubind_driver_graph_destroy_node(CUgraphNode hNode)
+/* The call itself, shared by cubind_driver_graph_destroy_node and its traced path. */
+static inline CUresult call_cuGraphDestroyNode(CUgraphNode hNode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphDestroyNode_fn cubind_fn = (cubind__cuGraphDestroyNode_fn)cubind__symbol(&cubind__driver_symbols, &slots[326], 326, &cubind_unavailable);
@@ -6279,9 +15502,33 @@ CUresult cubind_driver_graph_destroy_node(CUgraphNode hNode)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphDestroyNode(CUgraphNode hNode)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphDestroyNode(hNode);
+    cubind_result = call_cuGraphDestroyNode(hNode);
+    if (cubind__trace_wanted(&cubind_call, names[326], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_destroy_node(CUgraphNode hNode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphDestroyNode(hNode);
+    return call_cuGraphDestroyNode(hNode);
+}
+
 typedef CUresult (*cubind__cuGraphInstantiateWithFlags_fn)(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
 
-CUresult cubind_driver_graph_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
+/* The call itself, shared by cubind_driver_graph_instantiate and its traced path. */
+static inline CUresult call_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphInstantiateWithFlags_fn cubind_fn = (cubind__cuGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[327], 327, &cubind_unavailable);
@@ -6294,9 +15541,35 @@ CUresult cubind_driver_graph_instantiate(CUgraphExec *phGraphExec, CUgraph hGrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    cubind_result = call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    if (cubind__trace_wanted(&cubind_call, names[327], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    return call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+}
+
 typedef CUresult (*cubind__cuGraphInstantiateWithParams_fn)(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 
-CUresult cubind_driver_graph_instantiate_with_params(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+/* The call itself, shared by cubind_driver_graph_instantiate_with_params and its traced path. */
+static inline CUresult call_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphInstantiateWithParams_fn cubind_fn = (cubind__cuGraphInstantiateWithParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[328], 328, &cubind_unavailable);
@@ -6309,9 +15582,35 @@ CUresult cubind_driver_graph_instantiate_with_params(CUgraphExec *phGraphExec, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    cubind_result = call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    if (cubind__trace_wanted(&cubind_call, names[328], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_instantiate_with_params(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    return call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecGetFlags_fn)(CUgraphExec hGraphExec, cuuint64_t *flags);
 
-CUresult cubind_driver_graph_exec_get_flags(CUgraphExec hGraphExec, cuuint64_t *flags)
+/* The call itself, shared by cubind_driver_graph_exec_get_flags and its traced path. */
+static inline CUresult call_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecGetFlags_fn cubind_fn = (cubind__cuGraphExecGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[329], 329, &cubind_unavailable);
@@ -6324,9 +15623,34 @@ CUresult cubind_driver_graph_exec_get_flags(CUgraphExec hGraphExec, cuuint64_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecGetFlags(hGraphExec, flags);
+    cubind_result = call_cuGraphExecGetFlags(hGraphExec, flags);
+    if (cubind__trace_wanted(&cubind_call, names[329], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_get_flags(CUgraphExec hGraphExec, cuuint64_t *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecGetFlags(hGraphExec, flags);
+    return call_cuGraphExecGetFlags(hGraphExec, flags);
+}
+
 typedef CUresult (*cubind__cuGraphExecKernelNodeSetParams_v2_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_exec_kernel_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_kernel_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecKernelNodeSetParams_v2_fn cubind_fn = (cubind__cuGraphExecKernelNodeSetParams_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[330], 330, &cubind_unavailable);
@@ -6339,9 +15663,35 @@ CUresult cubind_driver_graph_exec_kernel_node_set_params(CUgraphExec hGraphExec,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[330], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_kernel_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecMemcpyNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 
-CUresult cubind_driver_graph_exec_memcpy_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+/* The call itself, shared by cubind_driver_graph_exec_memcpy_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[331], 331, &cubind_unavailable);
@@ -6354,9 +15704,36 @@ CUresult cubind_driver_graph_exec_memcpy_node_set_params(CUgraphExec hGraphExec,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    cubind_result = call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    if (cubind__trace_wanted(&cubind_call, names[331], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_memcpy_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    return call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+}
+
 typedef CUresult (*cubind__cuGraphExecMemsetNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
 
-CUresult cubind_driver_graph_exec_memset_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+/* The call itself, shared by cubind_driver_graph_exec_memset_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cuGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[332], 332, &cubind_unavailable);
@@ -6369,9 +15746,36 @@ CUresult cubind_driver_graph_exec_memset_node_set_params(CUgraphExec hGraphExec,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    cubind_result = call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    if (cubind__trace_wanted(&cubind_call, names[332], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_memset_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    return call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+}
+
 typedef CUresult (*cubind__cuGraphExecHostNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_exec_host_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_host_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cuGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[333], 333, &cubind_unavailable);
@@ -6384,9 +15788,35 @@ CUresult cubind_driver_graph_exec_host_node_set_params(CUgraphExec hGraphExec, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[333], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_host_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecChildGraphNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph);
 
-CUresult cubind_driver_graph_exec_child_graph_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
+/* The call itself, shared by cubind_driver_graph_exec_child_graph_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[334], 334, &cubind_unavailable);
@@ -6399,9 +15829,35 @@ CUresult cubind_driver_graph_exec_child_graph_node_set_params(CUgraphExec hGraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    cubind_result = call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    if (cubind__trace_wanted(&cubind_call, names[334], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_child_graph_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    return call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+}
+
 typedef CUresult (*cubind__cuGraphExecEventRecordNodeSetEvent_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
 
-CUresult cubind_driver_graph_exec_event_record_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+/* The call itself, shared by cubind_driver_graph_exec_event_record_node_set_event and its traced path. */
+static inline CUresult call_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[335], 335, &cubind_unavailable);
@@ -6414,9 +15870,35 @@ CUresult cubind_driver_graph_exec_event_record_node_set_event(CUgraphExec hGraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    cubind_result = call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[335], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_event_record_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    return call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+}
+
 typedef CUresult (*cubind__cuGraphExecEventWaitNodeSetEvent_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
 
-CUresult cubind_driver_graph_exec_event_wait_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+/* The call itself, shared by cubind_driver_graph_exec_event_wait_node_set_event and its traced path. */
+static inline CUresult call_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cuGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[336], 336, &cubind_unavailable);
@@ -6429,9 +15911,35 @@ CUresult cubind_driver_graph_exec_event_wait_node_set_event(CUgraphExec hGraphEx
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    cubind_result = call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[336], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_event_wait_node_set_event(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    return call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+}
+
 typedef CUresult (*cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_exec_external_semaphores_signal_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_external_semaphores_signal_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[337], 337, &cubind_unavailable);
@@ -6444,9 +15952,35 @@ CUresult cubind_driver_graph_exec_external_semaphores_signal_node_set_params(CUg
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[337], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_external_semaphores_signal_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
-CUresult cubind_driver_graph_exec_external_semaphores_wait_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_external_semaphores_wait_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cuGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[338], 338, &cubind_unavailable);
@@ -6459,9 +15993,35 @@ CUresult cubind_driver_graph_exec_external_semaphores_wait_node_set_params(CUgra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[338], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_external_semaphores_wait_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphNodeSetEnabled_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
 
-CUresult cubind_driver_graph_node_set_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+/* The call itself, shared by cubind_driver_graph_node_set_enabled and its traced path. */
+static inline CUresult call_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeSetEnabled_fn cubind_fn = (cubind__cuGraphNodeSetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[339], 339, &cubind_unavailable);
@@ -6474,9 +16034,35 @@ CUresult cubind_driver_graph_node_set_enabled(CUgraphExec hGraphExec, CUgraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    cubind_result = call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind__trace_wanted(&cubind_call, names[339], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_set_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    return call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
+
 typedef CUresult (*cubind__cuGraphNodeGetEnabled_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
 
-CUresult cubind_driver_graph_node_get_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+/* The call itself, shared by cubind_driver_graph_node_get_enabled and its traced path. */
+static inline CUresult call_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeGetEnabled_fn cubind_fn = (cubind__cuGraphNodeGetEnabled_fn)cubind__symbol(&cubind__driver_symbols, &slots[340], 340, &cubind_unavailable);
@@ -6489,9 +16075,35 @@ CUresult cubind_driver_graph_node_get_enabled(CUgraphExec hGraphExec, CUgraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    cubind_result = call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind__trace_wanted(&cubind_call, names[340], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_get_enabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    return call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
+
 typedef CUresult (*cubind__cuGraphUpload_fn)(CUgraphExec hGraphExec, CUstream hStream);
 
-CUresult cubind_driver_graph_upload(CUgraphExec hGraphExec, CUstream hStream)
+/* The call itself, shared by cubind_driver_graph_upload and its traced path. */
+static inline CUresult call_cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphUpload_fn cubind_fn = (cubind__cuGraphUpload_fn)cubind__symbol(&cubind__driver_symbols, &slots[341], 341, &cubind_unavailable);
@@ -6504,9 +16116,34 @@ CUresult cubind_driver_graph_upload(CUgraphExec hGraphExec, CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphUpload(hGraphExec, hStream);
+    cubind_result = call_cuGraphUpload(hGraphExec, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[341], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_upload(CUgraphExec hGraphExec, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphUpload(hGraphExec, hStream);
+    return call_cuGraphUpload(hGraphExec, hStream);
+}
+
 typedef CUresult (*cubind__cuGraphLaunch_fn)(CUgraphExec hGraphExec, CUstream hStream);
 
-CUresult cubind_driver_graph_launch(CUgraphExec hGraphExec, CUstream hStream)
+/* The call itself, shared by cubind_driver_graph_launch and its traced path. */
+static inline CUresult call_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphLaunch_fn cubind_fn = (cubind__cuGraphLaunch_fn)cubind__symbol(&cubind__driver_symbols, &slots[342], 342, &cubind_unavailable);
@@ -6519,9 +16156,34 @@ CUresult cubind_driver_graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphLaunch(hGraphExec, hStream);
+    cubind_result = call_cuGraphLaunch(hGraphExec, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[342], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_launch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphLaunch(hGraphExec, hStream);
+    return call_cuGraphLaunch(hGraphExec, hStream);
+}
+
 typedef CUresult (*cubind__cuGraphExecDestroy_fn)(CUgraphExec hGraphExec);
 
-CUresult cubind_driver_graph_exec_destroy(CUgraphExec hGraphExec)
+/* The call itself, shared by cubind_driver_graph_exec_destroy and its traced path. */
+static inline CUresult call_cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecDestroy_fn cubind_fn = (cubind__cuGraphExecDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[343], 343, &cubind_unavailable);
@@ -6534,9 +16196,33 @@ CUresult cubind_driver_graph_exec_destroy(CUgraphExec hGraphExec)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecDestroy(hGraphExec);
+    cubind_result = call_cuGraphExecDestroy(hGraphExec);
+    if (cubind__trace_wanted(&cubind_call, names[343], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_destroy(CUgraphExec hGraphExec)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecDestroy(hGraphExec);
+    return call_cuGraphExecDestroy(hGraphExec);
+}
+
 typedef CUresult (*cubind__cuGraphDestroy_fn)(CUgraph hGraph);
 
-CUresult cubind_driver_graph_destroy(CUgraph hGraph)
+/* The call itself, shared by cubind_driver_graph_destroy and its traced path. */
+static inline CUresult call_cuGraphDestroy(CUgraph hGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphDestroy_fn cubind_fn = (cubind__cuGraphDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[344], 344, &cubind_unavailable);
@@ -6549,9 +16235,33 @@ CUresult cubind_driver_graph_destroy(CUgraph hGraph)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphDestroy(CUgraph hGraph)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphDestroy(hGraph);
+    cubind_result = call_cuGraphDestroy(hGraph);
+    if (cubind__trace_wanted(&cubind_call, names[344], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_destroy(CUgraph hGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphDestroy(hGraph);
+    return call_cuGraphDestroy(hGraph);
+}
+
 typedef CUresult (*cubind__cuGraphExecUpdate_v2_fn)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo);
 
-CUresult cubind_driver_graph_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+/* The call itself, shared by cubind_driver_graph_exec_update and its traced path. */
+static inline CUresult call_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecUpdate_v2_fn cubind_fn = (cubind__cuGraphExecUpdate_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[345], 345, &cubind_unavailable);
@@ -6564,9 +16274,35 @@ CUresult cubind_driver_graph_exec_update(CUgraphExec hGraphExec, CUgraph hGraph,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    cubind_result = call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    if (cubind__trace_wanted(&cubind_call, names[345], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    return call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+}
+
 typedef CUresult (*cubind__cuGraphKernelNodeCopyAttributes_fn)(CUgraphNode dst, CUgraphNode src);
 
-CUresult cubind_driver_graph_kernel_node_copy_attributes(CUgraphNode dst, CUgraphNode src)
+/* The call itself, shared by cubind_driver_graph_kernel_node_copy_attributes and its traced path. */
+static inline CUresult call_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cuGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__driver_symbols, &slots[346], 346, &cubind_unavailable);
@@ -6579,9 +16315,34 @@ CUresult cubind_driver_graph_kernel_node_copy_attributes(CUgraphNode dst, CUgrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphKernelNodeCopyAttributes(dst, src);
+    cubind_result = call_cuGraphKernelNodeCopyAttributes(dst, src);
+    if (cubind__trace_wanted(&cubind_call, names[346], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_kernel_node_copy_attributes(CUgraphNode dst, CUgraphNode src)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphKernelNodeCopyAttributes(dst, src);
+    return call_cuGraphKernelNodeCopyAttributes(dst, src);
+}
+
 typedef CUresult (*cubind__cuGraphKernelNodeGetAttribute_fn)(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out);
 
-CUresult cubind_driver_graph_kernel_node_get_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
+/* The call itself, shared by cubind_driver_graph_kernel_node_get_attribute and its traced path. */
+static inline CUresult call_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[347], 347, &cubind_unavailable);
@@ -6594,9 +16355,35 @@ CUresult cubind_driver_graph_kernel_node_get_attribute(CUgraphNode hNode, CUkern
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    cubind_result = call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    if (cubind__trace_wanted(&cubind_call, names[347], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_kernel_node_get_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    return call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+}
+
 typedef CUresult (*cubind__cuGraphKernelNodeSetAttribute_fn)(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value);
 
-CUresult cubind_driver_graph_kernel_node_set_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
+/* The call itself, shared by cubind_driver_graph_kernel_node_set_attribute and its traced path. */
+static inline CUresult call_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cuGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[348], 348, &cubind_unavailable);
@@ -6609,9 +16396,35 @@ CUresult cubind_driver_graph_kernel_node_set_attribute(CUgraphNode hNode, CUkern
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    cubind_result = call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[348], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_kernel_node_set_attribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    return call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+}
+
 typedef CUresult (*cubind__cuGraphDebugDotPrint_fn)(CUgraph hGraph, const char *path, unsigned int flags);
 
-CUresult cubind_driver_graph_debug_dot_print(CUgraph hGraph, const char *path, unsigned int flags)
+/* The call itself, shared by cubind_driver_graph_debug_dot_print and its traced path. */
+static inline CUresult call_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphDebugDotPrint_fn cubind_fn = (cubind__cuGraphDebugDotPrint_fn)cubind__symbol(&cubind__driver_symbols, &slots[349], 349, &cubind_unavailable);
@@ -6624,9 +16437,35 @@ CUresult cubind_driver_graph_debug_dot_print(CUgraph hGraph, const char *path, u
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphDebugDotPrint(hGraph, path, flags);
+    cubind_result = call_cuGraphDebugDotPrint(hGraph, path, flags);
+    if (cubind__trace_wanted(&cubind_call, names[349], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_debug_dot_print(CUgraph hGraph, const char *path, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphDebugDotPrint(hGraph, path, flags);
+    return call_cuGraphDebugDotPrint(hGraph, path, flags);
+}
+
 typedef CUresult (*cubind__cuUserObjectCreate_fn)(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags);
 
-CUresult cubind_driver_user_object_create(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
+/* The call itself, shared by cubind_driver_user_object_create and its traced path. */
+static inline CUresult call_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuUserObjectCreate_fn cubind_fn = (cubind__cuUserObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[350], 350, &cubind_unavailable);
@@ -6639,9 +16478,37 @@ CUresult cubind_driver_user_object_create(CUuserObject *object_out, void *ptr, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    cubind_result = call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    if (cubind__trace_wanted(&cubind_call, names[350], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
+        cubind__trace_unsigned(&cubind_call, "initialRefcount", (unsigned long long)initialRefcount);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_user_object_create(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    return call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
+
 typedef CUresult (*cubind__cuUserObjectRetain_fn)(CUuserObject object, unsigned int count);
 
-CUresult cubind_driver_user_object_retain(CUuserObject object, unsigned int count)
+/* The call itself, shared by cubind_driver_user_object_retain and its traced path. */
+static inline CUresult call_cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuUserObjectRetain_fn cubind_fn = (cubind__cuUserObjectRetain_fn)cubind__symbol(&cubind__driver_symbols, &slots[351], 351, &cubind_unavailable);
@@ -6654,9 +16521,34 @@ CUresult cubind_driver_user_object_retain(CUuserObject object, unsigned int coun
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuUserObjectRetain(CUuserObject object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuUserObjectRetain(object, count);
+    cubind_result = call_cuUserObjectRetain(object, count);
+    if (cubind__trace_wanted(&cubind_call, names[351], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_user_object_retain(CUuserObject object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuUserObjectRetain(object, count);
+    return call_cuUserObjectRetain(object, count);
+}
+
 typedef CUresult (*cubind__cuUserObjectRelease_fn)(CUuserObject object, unsigned int count);
 
-CUresult cubind_driver_user_object_release(CUuserObject object, unsigned int count)
+/* The call itself, shared by cubind_driver_user_object_release and its traced path. */
+static inline CUresult call_cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuUserObjectRelease_fn cubind_fn = (cubind__cuUserObjectRelease_fn)cubind__symbol(&cubind__driver_symbols, &slots[352], 352, &cubind_unavailable);
@@ -6669,9 +16561,34 @@ CUresult cubind_driver_user_object_release(CUuserObject object, unsigned int cou
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuUserObjectRelease(CUuserObject object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuUserObjectRelease(object, count);
+    cubind_result = call_cuUserObjectRelease(object, count);
+    if (cubind__trace_wanted(&cubind_call, names[352], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_user_object_release(CUuserObject object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuUserObjectRelease(object, count);
+    return call_cuUserObjectRelease(object, count);
+}
+
 typedef CUresult (*cubind__cuGraphRetainUserObject_fn)(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags);
 
-CUresult cubind_driver_graph_retain_user_object(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
+/* The call itself, shared by cubind_driver_graph_retain_user_object and its traced path. */
+static inline CUresult call_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphRetainUserObject_fn cubind_fn = (cubind__cuGraphRetainUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[353], 353, &cubind_unavailable);
@@ -6684,9 +16601,36 @@ CUresult cubind_driver_graph_retain_user_object(CUgraph graph, CUuserObject obje
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphRetainUserObject(graph, object, count, flags);
+    cubind_result = call_cuGraphRetainUserObject(graph, object, count, flags);
+    if (cubind__trace_wanted(&cubind_call, names[353], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_retain_user_object(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphRetainUserObject(graph, object, count, flags);
+    return call_cuGraphRetainUserObject(graph, object, count, flags);
+}
+
 typedef CUresult (*cubind__cuGraphReleaseUserObject_fn)(CUgraph graph, CUuserObject object, unsigned int count);
 
-CUresult cubind_driver_graph_release_user_object(CUgraph graph, CUuserObject object, unsigned int count)
+/* The call itself, shared by cubind_driver_graph_release_user_object and its traced path. */
+static inline CUresult call_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphReleaseUserObject_fn cubind_fn = (cubind__cuGraphReleaseUserObject_fn)cubind__symbol(&cubind__driver_symbols, &slots[354], 354, &cubind_unavailable);
@@ -6699,9 +16643,35 @@ CUresult cubind_driver_graph_release_user_object(CUgraph graph, CUuserObject obj
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphReleaseUserObject(graph, object, count);
+    cubind_result = call_cuGraphReleaseUserObject(graph, object, count);
+    if (cubind__trace_wanted(&cubind_call, names[354], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_release_user_object(CUgraph graph, CUuserObject object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphReleaseUserObject(graph, object, count);
+    return call_cuGraphReleaseUserObject(graph, object, count);
+}
+
 typedef CUresult (*cubind__cuGraphAddNode_v2_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams);
 
-CUresult cubind_driver_graph_add_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_driver_graph_add_node and its traced path. */
+static inline CUresult call_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphAddNode_v2_fn cubind_fn = (cubind__cuGraphAddNode_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[355], 355, &cubind_unavailable);
@@ -6714,9 +16684,38 @@ CUresult cubind_driver_graph_add_node(CUgraphNode *phGraphNode, CUgraph hGraph, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    cubind_result = call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[355], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_add_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    return call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphNodeSetParams_fn)(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
 
-CUresult cubind_driver_graph_node_set_params(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_driver_graph_node_set_params and its traced path. */
+static inline CUresult call_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphNodeSetParams_fn cubind_fn = (cubind__cuGraphNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[356], 356, &cubind_unavailable);
@@ -6729,9 +16728,34 @@ CUresult cubind_driver_graph_node_set_params(CUgraphNode hNode, CUgraphNodeParam
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cuGraphNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[356], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_node_set_params(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphNodeSetParams(hNode, nodeParams);
+    return call_cuGraphNodeSetParams(hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphExecNodeSetParams_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams);
 
-CUresult cubind_driver_graph_exec_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_driver_graph_exec_node_set_params and its traced path. */
+static inline CUresult call_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphExecNodeSetParams_fn cubind_fn = (cubind__cuGraphExecNodeSetParams_fn)cubind__symbol(&cubind__driver_symbols, &slots[357], 357, &cubind_unavailable);
@@ -6744,9 +16768,35 @@ CUresult cubind_driver_graph_exec_node_set_params(CUgraphExec hGraphExec, CUgrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[357], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_exec_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef CUresult (*cubind__cuGraphConditionalHandleCreate_fn)(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags);
 
-CUresult cubind_driver_graph_conditional_handle_create(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
+/* The call itself, shared by cubind_driver_graph_conditional_handle_create and its traced path. */
+static inline CUresult call_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphConditionalHandleCreate_fn cubind_fn = (cubind__cuGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[358], 358, &cubind_unavailable);
@@ -6759,9 +16809,37 @@ CUresult cubind_driver_graph_conditional_handle_create(CUgraphConditionalHandle 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    cubind_result = call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    if (cubind__trace_wanted(&cubind_call, names[358], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
+        cubind__trace_unsigned(&cubind_call, "defaultLaunchValue", (unsigned long long)defaultLaunchValue);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graph_conditional_handle_create(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    return call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize);
 
-CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+/* The call itself, shared by cubind_driver_occupancy_max_active_blocks_per_multiprocessor and its traced path. */
+static inline CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__driver_symbols, &slots[359], 359, &cubind_unavailable);
@@ -6774,9 +16852,36 @@ CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor(int *numBl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    if (cubind__trace_wanted(&cubind_call, names[359], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    return call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
 
-CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+/* The call itself, shared by cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags and its traced path. */
+static inline CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[360], 360, &cubind_unavailable);
@@ -6789,9 +16894,37 @@ CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    if (cubind__trace_wanted(&cubind_call, names[360], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    return call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxPotentialBlockSize_fn)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit);
 
-CUresult cubind_driver_occupancy_max_potential_block_size(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
+/* The call itself, shared by cubind_driver_occupancy_max_potential_block_size and its traced path. */
+static inline CUresult call_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxPotentialBlockSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[361], 361, &cubind_unavailable);
@@ -6804,9 +16937,38 @@ CUresult cubind_driver_occupancy_max_potential_block_size(int *minGridSize, int 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    cubind_result = call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    if (cubind__trace_wanted(&cubind_call, names[361], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
+        cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "blockSizeToDynamicSMemSize", (uintptr_t)blockSizeToDynamicSMemSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_signed(&cubind_call, "blockSizeLimit", (long long)blockSizeLimit);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_potential_block_size(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    return call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags);
 
-CUresult cubind_driver_occupancy_max_potential_block_size_with_flags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+/* The call itself, shared by cubind_driver_occupancy_max_potential_block_size_with_flags and its traced path. */
+static inline CUresult call_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn cubind_fn = (cubind__cuOccupancyMaxPotentialBlockSizeWithFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[362], 362, &cubind_unavailable);
@@ -6819,9 +16981,39 @@ CUresult cubind_driver_occupancy_max_potential_block_size_with_flags(int *minGri
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    cubind_result = call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    if (cubind__trace_wanted(&cubind_call, names[362], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
+        cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "blockSizeToDynamicSMemSize", (uintptr_t)blockSizeToDynamicSMemSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_signed(&cubind_call, "blockSizeLimit", (long long)blockSizeLimit);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_potential_block_size_with_flags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    return call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+}
+
 typedef CUresult (*cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize);
 
-CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
+/* The call itself, shared by cubind_driver_occupancy_available_dynamic_s_mem_per_block and its traced path. */
+static inline CUresult call_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cuOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[363], 363, &cubind_unavailable);
@@ -6834,9 +17026,36 @@ CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block(size_t *dynam
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    cubind_result = call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    if (cubind__trace_wanted(&cubind_call, names[363], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    return call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxPotentialClusterSize_fn)(int *clusterSize, CUfunction func, const CUlaunchConfig *config);
 
-CUresult cubind_driver_occupancy_max_potential_cluster_size(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
+/* The call itself, shared by cubind_driver_occupancy_max_potential_cluster_size and its traced path. */
+static inline CUresult call_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cuOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__driver_symbols, &slots[364], 364, &cubind_unavailable);
@@ -6849,9 +17068,35 @@ CUresult cubind_driver_occupancy_max_potential_cluster_size(int *clusterSize, CU
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    cubind_result = call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    if (cubind__trace_wanted(&cubind_call, names[364], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_potential_cluster_size(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    return call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+}
+
 typedef CUresult (*cubind__cuOccupancyMaxActiveClusters_fn)(int *numClusters, CUfunction func, const CUlaunchConfig *config);
 
-CUresult cubind_driver_occupancy_max_active_clusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
+/* The call itself, shared by cubind_driver_occupancy_max_active_clusters and its traced path. */
+static inline CUresult call_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cuOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__driver_symbols, &slots[365], 365, &cubind_unavailable);
@@ -6864,9 +17109,35 @@ CUresult cubind_driver_occupancy_max_active_clusters(int *numClusters, CUfunctio
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    cubind_result = call_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    if (cubind__trace_wanted(&cubind_call, names[365], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_occupancy_max_active_clusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    return call_cuOccupancyMaxActiveClusters(numClusters, func, config);
+}
+
 typedef CUresult (*cubind__cuTexRefSetArray_fn)(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
 
-CUresult cubind_driver_tex_ref_set_array(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
+/* The call itself, shared by cubind_driver_tex_ref_set_array and its traced path. */
+static inline CUresult call_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetArray_fn cubind_fn = (cubind__cuTexRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[366], 366, &cubind_unavailable);
@@ -6879,9 +17150,35 @@ CUresult cubind_driver_tex_ref_set_array(CUtexref hTexRef, CUarray hArray, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetArray(hTexRef, hArray, Flags);
+    cubind_result = call_cuTexRefSetArray(hTexRef, hArray, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[366], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_array(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetArray(hTexRef, hArray, Flags);
+    return call_cuTexRefSetArray(hTexRef, hArray, Flags);
+}
+
 typedef CUresult (*cubind__cuTexRefSetMipmappedArray_fn)(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
 
-CUresult cubind_driver_tex_ref_set_mipmapped_array(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
+/* The call itself, shared by cubind_driver_tex_ref_set_mipmapped_array and its traced path. */
+static inline CUresult call_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetMipmappedArray_fn cubind_fn = (cubind__cuTexRefSetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[367], 367, &cubind_unavailable);
@@ -6894,9 +17191,35 @@ CUresult cubind_driver_tex_ref_set_mipmapped_array(CUtexref hTexRef, CUmipmapped
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    cubind_result = call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[367], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_mipmapped_array(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    return call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+}
+
 typedef CUresult (*cubind__cuTexRefSetAddress_v2_fn)(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes);
 
-CUresult cubind_driver_tex_ref_set_address(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
+/* The call itself, shared by cubind_driver_tex_ref_set_address and its traced path. */
+static inline CUresult call_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetAddress_v2_fn cubind_fn = (cubind__cuTexRefSetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[368], 368, &cubind_unavailable);
@@ -6909,9 +17232,36 @@ CUresult cubind_driver_tex_ref_set_address(size_t *ByteOffset, CUtexref hTexRef,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    cubind_result = call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    if (cubind__trace_wanted(&cubind_call, names[368], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ByteOffset", (uintptr_t)ByteOffset);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_address(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    return call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+}
+
 typedef CUresult (*cubind__cuTexRefSetAddress2D_v3_fn)(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch);
 
-CUresult cubind_driver_tex_ref_set_address2_d(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
+/* The call itself, shared by cubind_driver_tex_ref_set_address2_d and its traced path. */
+static inline CUresult call_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetAddress2D_v3_fn cubind_fn = (cubind__cuTexRefSetAddress2D_v3_fn)cubind__symbol(&cubind__driver_symbols, &slots[369], 369, &cubind_unavailable);
@@ -6924,9 +17274,36 @@ CUresult cubind_driver_tex_ref_set_address2_d(CUtexref hTexRef, const CUDA_ARRAY
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    cubind_result = call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    if (cubind__trace_wanted(&cubind_call, names[369], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
+        cubind__trace_unsigned(&cubind_call, "Pitch", (unsigned long long)Pitch);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_address2_d(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    return call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+}
+
 typedef CUresult (*cubind__cuTexRefSetFormat_fn)(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
 
-CUresult cubind_driver_tex_ref_set_format(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
+/* The call itself, shared by cubind_driver_tex_ref_set_format and its traced path. */
+static inline CUresult call_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetFormat_fn cubind_fn = (cubind__cuTexRefSetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[370], 370, &cubind_unavailable);
@@ -6939,9 +17316,35 @@ CUresult cubind_driver_tex_ref_set_format(CUtexref hTexRef, CUarray_format fmt, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    cubind_result = call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    if (cubind__trace_wanted(&cubind_call, names[370], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_enum(&cubind_call, "fmt", trace_enum_1((long long)fmt), (long long)fmt);
+        cubind__trace_signed(&cubind_call, "NumPackedComponents", (long long)NumPackedComponents);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_format(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    return call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+}
+
 typedef CUresult (*cubind__cuTexRefSetAddressMode_fn)(CUtexref hTexRef, int dim, CUaddress_mode am);
 
-CUresult cubind_driver_tex_ref_set_address_mode(CUtexref hTexRef, int dim, CUaddress_mode am)
+/* The call itself, shared by cubind_driver_tex_ref_set_address_mode and its traced path. */
+static inline CUresult call_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetAddressMode_fn cubind_fn = (cubind__cuTexRefSetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[371], 371, &cubind_unavailable);
@@ -6954,9 +17357,35 @@ CUresult cubind_driver_tex_ref_set_address_mode(CUtexref hTexRef, int dim, CUadd
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetAddressMode(hTexRef, dim, am);
+    cubind_result = call_cuTexRefSetAddressMode(hTexRef, dim, am);
+    if (cubind__trace_wanted(&cubind_call, names[371], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_signed(&cubind_call, "dim", (long long)dim);
+        cubind__trace_enum(&cubind_call, "am", trace_enum_23((long long)am), (long long)am);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_address_mode(CUtexref hTexRef, int dim, CUaddress_mode am)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetAddressMode(hTexRef, dim, am);
+    return call_cuTexRefSetAddressMode(hTexRef, dim, am);
+}
+
 typedef CUresult (*cubind__cuTexRefSetFilterMode_fn)(CUtexref hTexRef, CUfilter_mode fm);
 
-CUresult cubind_driver_tex_ref_set_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
+/* The call itself, shared by cubind_driver_tex_ref_set_filter_mode and its traced path. */
+static inline CUresult call_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetFilterMode_fn cubind_fn = (cubind__cuTexRefSetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[372], 372, &cubind_unavailable);
@@ -6969,9 +17398,34 @@ CUresult cubind_driver_tex_ref_set_filter_mode(CUtexref hTexRef, CUfilter_mode f
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetFilterMode(hTexRef, fm);
+    cubind_result = call_cuTexRefSetFilterMode(hTexRef, fm);
+    if (cubind__trace_wanted(&cubind_call, names[372], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetFilterMode(hTexRef, fm);
+    return call_cuTexRefSetFilterMode(hTexRef, fm);
+}
+
 typedef CUresult (*cubind__cuTexRefSetMipmapFilterMode_fn)(CUtexref hTexRef, CUfilter_mode fm);
 
-CUresult cubind_driver_tex_ref_set_mipmap_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
+/* The call itself, shared by cubind_driver_tex_ref_set_mipmap_filter_mode and its traced path. */
+static inline CUresult call_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefSetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[373], 373, &cubind_unavailable);
@@ -6984,9 +17438,34 @@ CUresult cubind_driver_tex_ref_set_mipmap_filter_mode(CUtexref hTexRef, CUfilter
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    cubind_result = call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    if (cubind__trace_wanted(&cubind_call, names[373], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_mipmap_filter_mode(CUtexref hTexRef, CUfilter_mode fm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    return call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+}
+
 typedef CUresult (*cubind__cuTexRefSetMipmapLevelBias_fn)(CUtexref hTexRef, float bias);
 
-CUresult cubind_driver_tex_ref_set_mipmap_level_bias(CUtexref hTexRef, float bias)
+/* The call itself, shared by cubind_driver_tex_ref_set_mipmap_level_bias and its traced path. */
+static inline CUresult call_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[374], 374, &cubind_unavailable);
@@ -6999,9 +17478,34 @@ CUresult cubind_driver_tex_ref_set_mipmap_level_bias(CUtexref hTexRef, float bia
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    cubind_result = call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    if (cubind__trace_wanted(&cubind_call, names[374], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_floating(&cubind_call, "bias", (double)bias);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_mipmap_level_bias(CUtexref hTexRef, float bias)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    return call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+}
+
 typedef CUresult (*cubind__cuTexRefSetMipmapLevelClamp_fn)(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp);
 
-CUresult cubind_driver_tex_ref_set_mipmap_level_clamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+/* The call itself, shared by cubind_driver_tex_ref_set_mipmap_level_clamp and its traced path. */
+static inline CUresult call_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefSetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[375], 375, &cubind_unavailable);
@@ -7014,9 +17518,35 @@ CUresult cubind_driver_tex_ref_set_mipmap_level_clamp(CUtexref hTexRef, float mi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    cubind_result = call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    if (cubind__trace_wanted(&cubind_call, names[375], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_floating(&cubind_call, "minMipmapLevelClamp", (double)minMipmapLevelClamp);
+        cubind__trace_floating(&cubind_call, "maxMipmapLevelClamp", (double)maxMipmapLevelClamp);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_mipmap_level_clamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    return call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+}
+
 typedef CUresult (*cubind__cuTexRefSetMaxAnisotropy_fn)(CUtexref hTexRef, unsigned int maxAniso);
 
-CUresult cubind_driver_tex_ref_set_max_anisotropy(CUtexref hTexRef, unsigned int maxAniso)
+/* The call itself, shared by cubind_driver_tex_ref_set_max_anisotropy and its traced path. */
+static inline CUresult call_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefSetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[376], 376, &cubind_unavailable);
@@ -7029,9 +17559,34 @@ CUresult cubind_driver_tex_ref_set_max_anisotropy(CUtexref hTexRef, unsigned int
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    cubind_result = call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    if (cubind__trace_wanted(&cubind_call, names[376], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_unsigned(&cubind_call, "maxAniso", (unsigned long long)maxAniso);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_max_anisotropy(CUtexref hTexRef, unsigned int maxAniso)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    return call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+}
+
 typedef CUresult (*cubind__cuTexRefSetBorderColor_fn)(CUtexref hTexRef, float *pBorderColor);
 
-CUresult cubind_driver_tex_ref_set_border_color(CUtexref hTexRef, float *pBorderColor)
+/* The call itself, shared by cubind_driver_tex_ref_set_border_color and its traced path. */
+static inline CUresult call_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetBorderColor_fn cubind_fn = (cubind__cuTexRefSetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[377], 377, &cubind_unavailable);
@@ -7044,9 +17599,34 @@ CUresult cubind_driver_tex_ref_set_border_color(CUtexref hTexRef, float *pBorder
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    cubind_result = call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    if (cubind__trace_wanted(&cubind_call, names[377], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_border_color(CUtexref hTexRef, float *pBorderColor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    return call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+}
+
 typedef CUresult (*cubind__cuTexRefSetFlags_fn)(CUtexref hTexRef, unsigned int Flags);
 
-CUresult cubind_driver_tex_ref_set_flags(CUtexref hTexRef, unsigned int Flags)
+/* The call itself, shared by cubind_driver_tex_ref_set_flags and its traced path. */
+static inline CUresult call_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefSetFlags_fn cubind_fn = (cubind__cuTexRefSetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[378], 378, &cubind_unavailable);
@@ -7059,9 +17639,34 @@ CUresult cubind_driver_tex_ref_set_flags(CUtexref hTexRef, unsigned int Flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefSetFlags(hTexRef, Flags);
+    cubind_result = call_cuTexRefSetFlags(hTexRef, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[378], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_set_flags(CUtexref hTexRef, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefSetFlags(hTexRef, Flags);
+    return call_cuTexRefSetFlags(hTexRef, Flags);
+}
+
 typedef CUresult (*cubind__cuTexRefGetAddress_v2_fn)(CUdeviceptr *pdptr, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_address(CUdeviceptr *pdptr, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_address and its traced path. */
+static inline CUresult call_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetAddress_v2_fn cubind_fn = (cubind__cuTexRefGetAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[379], 379, &cubind_unavailable);
@@ -7074,9 +17679,34 @@ CUresult cubind_driver_tex_ref_get_address(CUdeviceptr *pdptr, CUtexref hTexRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    cubind_result = call_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[379], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_address(CUdeviceptr *pdptr, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    return call_cuTexRefGetAddress_v2(pdptr, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetArray_fn)(CUarray *phArray, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_array(CUarray *phArray, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_array and its traced path. */
+static inline CUresult call_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetArray_fn cubind_fn = (cubind__cuTexRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[380], 380, &cubind_unavailable);
@@ -7089,9 +17719,34 @@ CUresult cubind_driver_tex_ref_get_array(CUarray *phArray, CUtexref hTexRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetArray(phArray, hTexRef);
+    cubind_result = call_cuTexRefGetArray(phArray, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[380], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_array(CUarray *phArray, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetArray(phArray, hTexRef);
+    return call_cuTexRefGetArray(phArray, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetMipmappedArray_fn)(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_mipmapped_array(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_mipmapped_array and its traced path. */
+static inline CUresult call_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetMipmappedArray_fn cubind_fn = (cubind__cuTexRefGetMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[381], 381, &cubind_unavailable);
@@ -7104,9 +17759,34 @@ CUresult cubind_driver_tex_ref_get_mipmapped_array(CUmipmappedArray *phMipmapped
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    cubind_result = call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[381], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phMipmappedArray", (uintptr_t)phMipmappedArray);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_mipmapped_array(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    return call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetAddressMode_fn)(CUaddress_mode *pam, CUtexref hTexRef, int dim);
 
-CUresult cubind_driver_tex_ref_get_address_mode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
+/* The call itself, shared by cubind_driver_tex_ref_get_address_mode and its traced path. */
+static inline CUresult call_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetAddressMode_fn cubind_fn = (cubind__cuTexRefGetAddressMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[382], 382, &cubind_unavailable);
@@ -7119,9 +17799,35 @@ CUresult cubind_driver_tex_ref_get_address_mode(CUaddress_mode *pam, CUtexref hT
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    cubind_result = call_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    if (cubind__trace_wanted(&cubind_call, names[382], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pam", (uintptr_t)pam);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_signed(&cubind_call, "dim", (long long)dim);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_address_mode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    return call_cuTexRefGetAddressMode(pam, hTexRef, dim);
+}
+
 typedef CUresult (*cubind__cuTexRefGetFilterMode_fn)(CUfilter_mode *pfm, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_filter_mode and its traced path. */
+static inline CUresult call_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetFilterMode_fn cubind_fn = (cubind__cuTexRefGetFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[383], 383, &cubind_unavailable);
@@ -7134,9 +17840,34 @@ CUresult cubind_driver_tex_ref_get_filter_mode(CUfilter_mode *pfm, CUtexref hTex
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetFilterMode(pfm, hTexRef);
+    cubind_result = call_cuTexRefGetFilterMode(pfm, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[383], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetFilterMode(pfm, hTexRef);
+    return call_cuTexRefGetFilterMode(pfm, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetFormat_fn)(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_format(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_format and its traced path. */
+static inline CUresult call_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetFormat_fn cubind_fn = (cubind__cuTexRefGetFormat_fn)cubind__symbol(&cubind__driver_symbols, &slots[384], 384, &cubind_unavailable);
@@ -7149,9 +17880,35 @@ CUresult cubind_driver_tex_ref_get_format(CUarray_format *pFormat, int *pNumChan
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    cubind_result = call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[384], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pFormat", (uintptr_t)pFormat);
+        cubind__trace_pointer(&cubind_call, "pNumChannels", (uintptr_t)pNumChannels);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_format(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    return call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetMipmapFilterMode_fn)(CUfilter_mode *pfm, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_mipmap_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_mipmap_filter_mode and its traced path. */
+static inline CUresult call_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetMipmapFilterMode_fn cubind_fn = (cubind__cuTexRefGetMipmapFilterMode_fn)cubind__symbol(&cubind__driver_symbols, &slots[385], 385, &cubind_unavailable);
@@ -7164,9 +17921,34 @@ CUresult cubind_driver_tex_ref_get_mipmap_filter_mode(CUfilter_mode *pfm, CUtexr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    cubind_result = call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[385], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_mipmap_filter_mode(CUfilter_mode *pfm, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    return call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetMipmapLevelBias_fn)(float *pbias, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_mipmap_level_bias(float *pbias, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_mipmap_level_bias and its traced path. */
+static inline CUresult call_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetMipmapLevelBias_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelBias_fn)cubind__symbol(&cubind__driver_symbols, &slots[386], 386, &cubind_unavailable);
@@ -7179,9 +17961,34 @@ CUresult cubind_driver_tex_ref_get_mipmap_level_bias(float *pbias, CUtexref hTex
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    cubind_result = call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[386], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pbias", (uintptr_t)pbias);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_mipmap_level_bias(float *pbias, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    return call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetMipmapLevelClamp_fn)(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_mipmap_level_clamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_mipmap_level_clamp and its traced path. */
+static inline CUresult call_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetMipmapLevelClamp_fn cubind_fn = (cubind__cuTexRefGetMipmapLevelClamp_fn)cubind__symbol(&cubind__driver_symbols, &slots[387], 387, &cubind_unavailable);
@@ -7194,9 +18001,35 @@ CUresult cubind_driver_tex_ref_get_mipmap_level_clamp(float *pminMipmapLevelClam
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    cubind_result = call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[387], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pminMipmapLevelClamp", (uintptr_t)pminMipmapLevelClamp);
+        cubind__trace_pointer(&cubind_call, "pmaxMipmapLevelClamp", (uintptr_t)pmaxMipmapLevelClamp);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_mipmap_level_clamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    return call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetMaxAnisotropy_fn)(int *pmaxAniso, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_max_anisotropy(int *pmaxAniso, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_max_anisotropy and its traced path. */
+static inline CUresult call_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetMaxAnisotropy_fn cubind_fn = (cubind__cuTexRefGetMaxAnisotropy_fn)cubind__symbol(&cubind__driver_symbols, &slots[388], 388, &cubind_unavailable);
@@ -7209,9 +18042,34 @@ CUresult cubind_driver_tex_ref_get_max_anisotropy(int *pmaxAniso, CUtexref hTexR
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    cubind_result = call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[388], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pmaxAniso", (uintptr_t)pmaxAniso);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_max_anisotropy(int *pmaxAniso, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    return call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetBorderColor_fn)(float *pBorderColor, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_border_color(float *pBorderColor, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_border_color and its traced path. */
+static inline CUresult call_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetBorderColor_fn cubind_fn = (cubind__cuTexRefGetBorderColor_fn)cubind__symbol(&cubind__driver_symbols, &slots[389], 389, &cubind_unavailable);
@@ -7224,9 +18082,34 @@ CUresult cubind_driver_tex_ref_get_border_color(float *pBorderColor, CUtexref hT
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    cubind_result = call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[389], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_border_color(float *pBorderColor, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    return call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefGetFlags_fn)(unsigned int *pFlags, CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_get_flags(unsigned int *pFlags, CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_get_flags and its traced path. */
+static inline CUresult call_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefGetFlags_fn cubind_fn = (cubind__cuTexRefGetFlags_fn)cubind__symbol(&cubind__driver_symbols, &slots[390], 390, &cubind_unavailable);
@@ -7239,9 +18122,34 @@ CUresult cubind_driver_tex_ref_get_flags(unsigned int *pFlags, CUtexref hTexRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefGetFlags(pFlags, hTexRef);
+    cubind_result = call_cuTexRefGetFlags(pFlags, hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[390], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_get_flags(unsigned int *pFlags, CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefGetFlags(pFlags, hTexRef);
+    return call_cuTexRefGetFlags(pFlags, hTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefCreate_fn)(CUtexref *pTexRef);
 
-CUresult cubind_driver_tex_ref_create(CUtexref *pTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_create and its traced path. */
+static inline CUresult call_cuTexRefCreate(CUtexref *pTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefCreate_fn cubind_fn = (cubind__cuTexRefCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[391], 391, &cubind_unavailable);
@@ -7254,9 +18162,33 @@ CUresult cubind_driver_tex_ref_create(CUtexref *pTexRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefCreate(CUtexref *pTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefCreate(pTexRef);
+    cubind_result = call_cuTexRefCreate(pTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[391], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_create(CUtexref *pTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefCreate(pTexRef);
+    return call_cuTexRefCreate(pTexRef);
+}
+
 typedef CUresult (*cubind__cuTexRefDestroy_fn)(CUtexref hTexRef);
 
-CUresult cubind_driver_tex_ref_destroy(CUtexref hTexRef)
+/* The call itself, shared by cubind_driver_tex_ref_destroy and its traced path. */
+static inline CUresult call_cuTexRefDestroy(CUtexref hTexRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexRefDestroy_fn cubind_fn = (cubind__cuTexRefDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[392], 392, &cubind_unavailable);
@@ -7269,9 +18201,33 @@ CUresult cubind_driver_tex_ref_destroy(CUtexref hTexRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexRefDestroy(CUtexref hTexRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexRefDestroy(hTexRef);
+    cubind_result = call_cuTexRefDestroy(hTexRef);
+    if (cubind__trace_wanted(&cubind_call, names[392], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_ref_destroy(CUtexref hTexRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexRefDestroy(hTexRef);
+    return call_cuTexRefDestroy(hTexRef);
+}
+
 typedef CUresult (*cubind__cuSurfRefSetArray_fn)(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
 
-CUresult cubind_driver_surf_ref_set_array(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
+/* The call itself, shared by cubind_driver_surf_ref_set_array and its traced path. */
+static inline CUresult call_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSurfRefSetArray_fn cubind_fn = (cubind__cuSurfRefSetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[393], 393, &cubind_unavailable);
@@ -7284,9 +18240,35 @@ CUresult cubind_driver_surf_ref_set_array(CUsurfref hSurfRef, CUarray hArray, un
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    cubind_result = call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[393], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_surf_ref_set_array(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    return call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+}
+
 typedef CUresult (*cubind__cuSurfRefGetArray_fn)(CUarray *phArray, CUsurfref hSurfRef);
 
-CUresult cubind_driver_surf_ref_get_array(CUarray *phArray, CUsurfref hSurfRef)
+/* The call itself, shared by cubind_driver_surf_ref_get_array and its traced path. */
+static inline CUresult call_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSurfRefGetArray_fn cubind_fn = (cubind__cuSurfRefGetArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[394], 394, &cubind_unavailable);
@@ -7299,9 +18281,34 @@ CUresult cubind_driver_surf_ref_get_array(CUarray *phArray, CUsurfref hSurfRef)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSurfRefGetArray(phArray, hSurfRef);
+    cubind_result = call_cuSurfRefGetArray(phArray, hSurfRef);
+    if (cubind__trace_wanted(&cubind_call, names[394], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
+        cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_surf_ref_get_array(CUarray *phArray, CUsurfref hSurfRef)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSurfRefGetArray(phArray, hSurfRef);
+    return call_cuSurfRefGetArray(phArray, hSurfRef);
+}
+
 typedef CUresult (*cubind__cuTexObjectCreate_fn)(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
 
-CUresult cubind_driver_tex_object_create(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
+/* The call itself, shared by cubind_driver_tex_object_create and its traced path. */
+static inline CUresult call_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexObjectCreate_fn cubind_fn = (cubind__cuTexObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[395], 395, &cubind_unavailable);
@@ -7314,9 +18321,36 @@ CUresult cubind_driver_tex_object_create(CUtexObject *pTexObject, const CUDA_RES
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    cubind_result = call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    if (cubind__trace_wanted(&cubind_call, names[395], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
+        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_object_create(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    return call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
+
 typedef CUresult (*cubind__cuTexObjectDestroy_fn)(CUtexObject texObject);
 
-CUresult cubind_driver_tex_object_destroy(CUtexObject texObject)
+/* The call itself, shared by cubind_driver_tex_object_destroy and its traced path. */
+static inline CUresult call_cuTexObjectDestroy(CUtexObject texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexObjectDestroy_fn cubind_fn = (cubind__cuTexObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[396], 396, &cubind_unavailable);
@@ -7329,9 +18363,33 @@ CUresult cubind_driver_tex_object_destroy(CUtexObject texObject)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexObjectDestroy(CUtexObject texObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexObjectDestroy(texObject);
+    cubind_result = call_cuTexObjectDestroy(texObject);
+    if (cubind__trace_wanted(&cubind_call, names[396], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_object_destroy(CUtexObject texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexObjectDestroy(texObject);
+    return call_cuTexObjectDestroy(texObject);
+}
+
 typedef CUresult (*cubind__cuTexObjectGetResourceDesc_fn)(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject);
 
-CUresult cubind_driver_tex_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+/* The call itself, shared by cubind_driver_tex_object_get_resource_desc and its traced path. */
+static inline CUresult call_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexObjectGetResourceDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[397], 397, &cubind_unavailable);
@@ -7344,9 +18402,34 @@ CUresult cubind_driver_tex_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    cubind_result = call_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[397], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    return call_cuTexObjectGetResourceDesc(pResDesc, texObject);
+}
+
 typedef CUresult (*cubind__cuTexObjectGetTextureDesc_fn)(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject);
 
-CUresult cubind_driver_tex_object_get_texture_desc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
+/* The call itself, shared by cubind_driver_tex_object_get_texture_desc and its traced path. */
+static inline CUresult call_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexObjectGetTextureDesc_fn cubind_fn = (cubind__cuTexObjectGetTextureDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[398], 398, &cubind_unavailable);
@@ -7359,9 +18442,34 @@ CUresult cubind_driver_tex_object_get_texture_desc(CUDA_TEXTURE_DESC *pTexDesc, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    cubind_result = call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[398], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_object_get_texture_desc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    return call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+}
+
 typedef CUresult (*cubind__cuTexObjectGetResourceViewDesc_fn)(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject);
 
-CUresult cubind_driver_tex_object_get_resource_view_desc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
+/* The call itself, shared by cubind_driver_tex_object_get_resource_view_desc and its traced path. */
+static inline CUresult call_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTexObjectGetResourceViewDesc_fn cubind_fn = (cubind__cuTexObjectGetResourceViewDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[399], 399, &cubind_unavailable);
@@ -7374,9 +18482,34 @@ CUresult cubind_driver_tex_object_get_resource_view_desc(CUDA_RESOURCE_VIEW_DESC
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    cubind_result = call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[399], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tex_object_get_resource_view_desc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    return call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+}
+
 typedef CUresult (*cubind__cuSurfObjectCreate_fn)(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
 
-CUresult cubind_driver_surf_object_create(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
+/* The call itself, shared by cubind_driver_surf_object_create and its traced path. */
+static inline CUresult call_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSurfObjectCreate_fn cubind_fn = (cubind__cuSurfObjectCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[400], 400, &cubind_unavailable);
@@ -7389,9 +18522,34 @@ CUresult cubind_driver_surf_object_create(CUsurfObject *pSurfObject, const CUDA_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSurfObjectCreate(pSurfObject, pResDesc);
+    cubind_result = call_cuSurfObjectCreate(pSurfObject, pResDesc);
+    if (cubind__trace_wanted(&cubind_call, names[400], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_surf_object_create(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSurfObjectCreate(pSurfObject, pResDesc);
+    return call_cuSurfObjectCreate(pSurfObject, pResDesc);
+}
+
 typedef CUresult (*cubind__cuSurfObjectDestroy_fn)(CUsurfObject surfObject);
 
-CUresult cubind_driver_surf_object_destroy(CUsurfObject surfObject)
+/* The call itself, shared by cubind_driver_surf_object_destroy and its traced path. */
+static inline CUresult call_cuSurfObjectDestroy(CUsurfObject surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSurfObjectDestroy_fn cubind_fn = (cubind__cuSurfObjectDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[401], 401, &cubind_unavailable);
@@ -7404,9 +18562,33 @@ CUresult cubind_driver_surf_object_destroy(CUsurfObject surfObject)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSurfObjectDestroy(surfObject);
+    cubind_result = call_cuSurfObjectDestroy(surfObject);
+    if (cubind__trace_wanted(&cubind_call, names[401], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_surf_object_destroy(CUsurfObject surfObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSurfObjectDestroy(surfObject);
+    return call_cuSurfObjectDestroy(surfObject);
+}
+
 typedef CUresult (*cubind__cuSurfObjectGetResourceDesc_fn)(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
 
-CUresult cubind_driver_surf_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
+/* The call itself, shared by cubind_driver_surf_object_get_resource_desc and its traced path. */
+static inline CUresult call_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuSurfObjectGetResourceDesc_fn cubind_fn = (cubind__cuSurfObjectGetResourceDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[402], 402, &cubind_unavailable);
@@ -7419,9 +18601,34 @@ CUresult cubind_driver_surf_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    cubind_result = call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    if (cubind__trace_wanted(&cubind_call, names[402], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_surf_object_get_resource_desc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    return call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+}
+
 typedef CUresult (*cubind__cuTensorMapEncodeTiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
-CUresult cubind_driver_tensor_map_encode_tiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+/* The call itself, shared by cubind_driver_tensor_map_encode_tiled and its traced path. */
+static inline CUresult call_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTensorMapEncodeTiled_fn cubind_fn = (cubind__cuTensorMapEncodeTiled_fn)cubind__symbol(&cubind__driver_symbols, &slots[403], 403, &cubind_unavailable);
@@ -7434,9 +18641,44 @@ CUresult cubind_driver_tensor_map_encode_tiled(CUtensorMap *tensorMap, CUtensorM
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    cubind_result = call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    if (cubind__trace_wanted(&cubind_call, names[403], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
+        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
+        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
+        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
+        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
+        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
+        cubind__trace_pointer(&cubind_call, "boxDim", (uintptr_t)boxDim);
+        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
+        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
+        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
+        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
+        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tensor_map_encode_tiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    return call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
+
 typedef CUresult (*cubind__cuTensorMapEncodeIm2col_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
-CUresult cubind_driver_tensor_map_encode_im2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+/* The call itself, shared by cubind_driver_tensor_map_encode_im2col and its traced path. */
+static inline CUresult call_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTensorMapEncodeIm2col_fn cubind_fn = (cubind__cuTensorMapEncodeIm2col_fn)cubind__symbol(&cubind__driver_symbols, &slots[404], 404, &cubind_unavailable);
@@ -7449,9 +18691,47 @@ CUresult cubind_driver_tensor_map_encode_im2col(CUtensorMap *tensorMap, CUtensor
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    cubind_result = call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    if (cubind__trace_wanted(&cubind_call, names[404], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
+        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
+        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
+        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
+        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
+        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
+        cubind__trace_pointer(&cubind_call, "pixelBoxLowerCorner", (uintptr_t)pixelBoxLowerCorner);
+        cubind__trace_pointer(&cubind_call, "pixelBoxUpperCorner", (uintptr_t)pixelBoxUpperCorner);
+        cubind__trace_unsigned(&cubind_call, "channelsPerPixel", (unsigned long long)channelsPerPixel);
+        cubind__trace_unsigned(&cubind_call, "pixelsPerColumn", (unsigned long long)pixelsPerColumn);
+        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
+        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
+        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
+        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
+        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tensor_map_encode_im2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    return call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
+
 typedef CUresult (*cubind__cuTensorMapEncodeIm2colWide_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
-CUresult cubind_driver_tensor_map_encode_im2col_wide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+/* The call itself, shared by cubind_driver_tensor_map_encode_im2col_wide and its traced path. */
+static inline CUresult call_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTensorMapEncodeIm2colWide_fn cubind_fn = (cubind__cuTensorMapEncodeIm2colWide_fn)cubind__symbol(&cubind__driver_symbols, &slots[405], 405, &cubind_unavailable);
@@ -7464,9 +18744,48 @@ CUresult cubind_driver_tensor_map_encode_im2col_wide(CUtensorMap *tensorMap, CUt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    cubind_result = call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    if (cubind__trace_wanted(&cubind_call, names[405], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
+        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
+        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
+        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
+        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
+        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
+        cubind__trace_signed(&cubind_call, "pixelBoxLowerCornerWidth", (long long)pixelBoxLowerCornerWidth);
+        cubind__trace_signed(&cubind_call, "pixelBoxUpperCornerWidth", (long long)pixelBoxUpperCornerWidth);
+        cubind__trace_unsigned(&cubind_call, "channelsPerPixel", (unsigned long long)channelsPerPixel);
+        cubind__trace_unsigned(&cubind_call, "pixelsPerColumn", (unsigned long long)pixelsPerColumn);
+        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
+        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_30((long long)mode), (long long)mode);
+        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
+        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
+        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tensor_map_encode_im2col_wide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    return call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+}
+
 typedef CUresult (*cubind__cuTensorMapReplaceAddress_fn)(CUtensorMap *tensorMap, void *globalAddress);
 
-CUresult cubind_driver_tensor_map_replace_address(CUtensorMap *tensorMap, void *globalAddress)
+/* The call itself, shared by cubind_driver_tensor_map_replace_address and its traced path. */
+static inline CUresult call_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuTensorMapReplaceAddress_fn cubind_fn = (cubind__cuTensorMapReplaceAddress_fn)cubind__symbol(&cubind__driver_symbols, &slots[406], 406, &cubind_unavailable);
@@ -7479,9 +18798,34 @@ CUresult cubind_driver_tensor_map_replace_address(CUtensorMap *tensorMap, void *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    cubind_result = call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    if (cubind__trace_wanted(&cubind_call, names[406], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
+        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_tensor_map_replace_address(CUtensorMap *tensorMap, void *globalAddress)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    return call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+}
+
 typedef CUresult (*cubind__cuDeviceCanAccessPeer_fn)(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
 
-CUresult cubind_driver_device_can_access_peer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+/* The call itself, shared by cubind_driver_device_can_access_peer and its traced path. */
+static inline CUresult call_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceCanAccessPeer_fn cubind_fn = (cubind__cuDeviceCanAccessPeer_fn)cubind__symbol(&cubind__driver_symbols, &slots[407], 407, &cubind_unavailable);
@@ -7494,9 +18838,35 @@ CUresult cubind_driver_device_can_access_peer(int *canAccessPeer, CUdevice dev, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    cubind_result = call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    if (cubind__trace_wanted(&cubind_call, names[407], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_signed(&cubind_call, "peerDev", (long long)peerDev);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_can_access_peer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    return call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+}
+
 typedef CUresult (*cubind__cuCtxEnablePeerAccess_fn)(CUcontext peerContext, unsigned int Flags);
 
-CUresult cubind_driver_ctx_enable_peer_access(CUcontext peerContext, unsigned int Flags)
+/* The call itself, shared by cubind_driver_ctx_enable_peer_access and its traced path. */
+static inline CUresult call_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxEnablePeerAccess_fn cubind_fn = (cubind__cuCtxEnablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[408], 408, &cubind_unavailable);
@@ -7509,9 +18879,34 @@ CUresult cubind_driver_ctx_enable_peer_access(CUcontext peerContext, unsigned in
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxEnablePeerAccess(peerContext, Flags);
+    cubind_result = call_cuCtxEnablePeerAccess(peerContext, Flags);
+    if (cubind__trace_wanted(&cubind_call, names[408], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
+        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_enable_peer_access(CUcontext peerContext, unsigned int Flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxEnablePeerAccess(peerContext, Flags);
+    return call_cuCtxEnablePeerAccess(peerContext, Flags);
+}
+
 typedef CUresult (*cubind__cuCtxDisablePeerAccess_fn)(CUcontext peerContext);
 
-CUresult cubind_driver_ctx_disable_peer_access(CUcontext peerContext)
+/* The call itself, shared by cubind_driver_ctx_disable_peer_access and its traced path. */
+static inline CUresult call_cuCtxDisablePeerAccess(CUcontext peerContext)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxDisablePeerAccess_fn cubind_fn = (cubind__cuCtxDisablePeerAccess_fn)cubind__symbol(&cubind__driver_symbols, &slots[409], 409, &cubind_unavailable);
@@ -7524,9 +18919,33 @@ CUresult cubind_driver_ctx_disable_peer_access(CUcontext peerContext)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxDisablePeerAccess(peerContext);
+    cubind_result = call_cuCtxDisablePeerAccess(peerContext);
+    if (cubind__trace_wanted(&cubind_call, names[409], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_disable_peer_access(CUcontext peerContext)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxDisablePeerAccess(peerContext);
+    return call_cuCtxDisablePeerAccess(peerContext);
+}
+
 typedef CUresult (*cubind__cuDeviceGetP2PAttribute_fn)(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice);
 
-CUresult cubind_driver_device_get_p2p_attribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
+/* The call itself, shared by cubind_driver_device_get_p2p_attribute and its traced path. */
+static inline CUresult call_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetP2PAttribute_fn cubind_fn = (cubind__cuDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[410], 410, &cubind_unavailable);
@@ -7539,9 +18958,36 @@ CUresult cubind_driver_device_get_p2p_attribute(int *value, CUdevice_P2PAttribut
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    cubind_result = call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    if (cubind__trace_wanted(&cubind_call, names[410], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_31((long long)attrib), (long long)attrib);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_p2p_attribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    return call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+}
+
 typedef CUresult (*cubind__cuDeviceGetP2PAtomicCapabilities_fn)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice);
 
-CUresult cubind_driver_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
+/* The call itself, shared by cubind_driver_device_get_p2p_atomic_capabilities and its traced path. */
+static inline CUresult call_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cuDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__driver_symbols, &slots[411], 411, &cubind_unavailable);
@@ -7554,9 +19000,37 @@ CUresult cubind_driver_device_get_p2p_atomic_capabilities(unsigned int *capabili
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    cubind_result = call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    if (cubind__trace_wanted(&cubind_call, names[411], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
+        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    return call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+}
+
 typedef CUresult (*cubind__cuGraphicsUnregisterResource_fn)(CUgraphicsResource resource);
 
-CUresult cubind_driver_graphics_unregister_resource(CUgraphicsResource resource)
+/* The call itself, shared by cubind_driver_graphics_unregister_resource and its traced path. */
+static inline CUresult call_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsUnregisterResource_fn cubind_fn = (cubind__cuGraphicsUnregisterResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[412], 412, &cubind_unavailable);
@@ -7569,9 +19043,33 @@ CUresult cubind_driver_graphics_unregister_resource(CUgraphicsResource resource)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResource resource)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsUnregisterResource(resource);
+    cubind_result = call_cuGraphicsUnregisterResource(resource);
+    if (cubind__trace_wanted(&cubind_call, names[412], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_unregister_resource(CUgraphicsResource resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsUnregisterResource(resource);
+    return call_cuGraphicsUnregisterResource(resource);
+}
+
 typedef CUresult (*cubind__cuGraphicsSubResourceGetMappedArray_fn)(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel);
 
-CUresult cubind_driver_graphics_sub_resource_get_mapped_array(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
+/* The call itself, shared by cubind_driver_graphics_sub_resource_get_mapped_array and its traced path. */
+static inline CUresult call_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cuGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[413], 413, &cubind_unavailable);
@@ -7584,9 +19082,36 @@ CUresult cubind_driver_graphics_sub_resource_get_mapped_array(CUarray *pArray, C
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    cubind_result = call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    if (cubind__trace_wanted(&cubind_call, names[413], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pArray", (uintptr_t)pArray);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
+        cubind__trace_unsigned(&cubind_call, "mipLevel", (unsigned long long)mipLevel);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_sub_resource_get_mapped_array(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    return call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+}
+
 typedef CUresult (*cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource);
 
-CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_array(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
+/* The call itself, shared by cubind_driver_graphics_resource_get_mapped_mipmapped_array and its traced path. */
+static inline CUresult call_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__driver_symbols, &slots[414], 414, &cubind_unavailable);
@@ -7599,9 +19124,34 @@ CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_array(CUmipmappedA
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    cubind_result = call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    if (cubind__trace_wanted(&cubind_call, names[414], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pMipmappedArray", (uintptr_t)pMipmappedArray);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_array(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    return call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+}
+
 typedef CUresult (*cubind__cuGraphicsResourceGetMappedPointer_v2_fn)(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource);
 
-CUresult cubind_driver_graphics_resource_get_mapped_pointer(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
+/* The call itself, shared by cubind_driver_graphics_resource_get_mapped_pointer and its traced path. */
+static inline CUresult call_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsResourceGetMappedPointer_v2_fn cubind_fn = (cubind__cuGraphicsResourceGetMappedPointer_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[415], 415, &cubind_unavailable);
@@ -7614,9 +19164,35 @@ CUresult cubind_driver_graphics_resource_get_mapped_pointer(CUdeviceptr *pDevPtr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    cubind_result = call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    if (cubind__trace_wanted(&cubind_call, names[415], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pDevPtr", (uintptr_t)pDevPtr);
+        cubind__trace_pointer(&cubind_call, "pSize", (uintptr_t)pSize);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_resource_get_mapped_pointer(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    return call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+}
+
 typedef CUresult (*cubind__cuGraphicsResourceSetMapFlags_v2_fn)(CUgraphicsResource resource, unsigned int flags);
 
-CUresult cubind_driver_graphics_resource_set_map_flags(CUgraphicsResource resource, unsigned int flags)
+/* The call itself, shared by cubind_driver_graphics_resource_set_map_flags and its traced path. */
+static inline CUresult call_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsResourceSetMapFlags_v2_fn cubind_fn = (cubind__cuGraphicsResourceSetMapFlags_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[416], 416, &cubind_unavailable);
@@ -7629,9 +19205,34 @@ CUresult cubind_driver_graphics_resource_set_map_flags(CUgraphicsResource resour
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    cubind_result = call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    if (cubind__trace_wanted(&cubind_call, names[416], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_resource_set_map_flags(CUgraphicsResource resource, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    return call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+}
+
 typedef CUresult (*cubind__cuGraphicsMapResources_fn)(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
-CUresult cubind_driver_graphics_map_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+/* The call itself, shared by cubind_driver_graphics_map_resources and its traced path. */
+static inline CUresult call_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsMapResources_fn cubind_fn = (cubind__cuGraphicsMapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[417], 417, &cubind_unavailable);
@@ -7644,9 +19245,35 @@ CUresult cubind_driver_graphics_map_resources(unsigned int count, CUgraphicsReso
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsMapResources(count, resources, hStream);
+    cubind_result = call_cuGraphicsMapResources(count, resources, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[417], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_map_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsMapResources(count, resources, hStream);
+    return call_cuGraphicsMapResources(count, resources, hStream);
+}
+
 typedef CUresult (*cubind__cuGraphicsUnmapResources_fn)(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
-CUresult cubind_driver_graphics_unmap_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+/* The call itself, shared by cubind_driver_graphics_unmap_resources and its traced path. */
+static inline CUresult call_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGraphicsUnmapResources_fn cubind_fn = (cubind__cuGraphicsUnmapResources_fn)cubind__symbol(&cubind__driver_symbols, &slots[418], 418, &cubind_unavailable);
@@ -7659,9 +19286,35 @@ CUresult cubind_driver_graphics_unmap_resources(unsigned int count, CUgraphicsRe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGraphicsUnmapResources(count, resources, hStream);
+    cubind_result = call_cuGraphicsUnmapResources(count, resources, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[418], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_graphics_unmap_resources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGraphicsUnmapResources(count, resources, hStream);
+    return call_cuGraphicsUnmapResources(count, resources, hStream);
+}
+
 typedef CUresult (*cubind__cuGetProcAddress_v2_fn)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
 
-CUresult cubind_driver_get_proc_address(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+/* The call itself, shared by cubind_driver_get_proc_address and its traced path. */
+static inline CUresult call_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGetProcAddress_v2_fn cubind_fn = (cubind__cuGetProcAddress_v2_fn)cubind__symbol(&cubind__driver_symbols, &slots[419], 419, &cubind_unavailable);
@@ -7674,9 +19327,37 @@ CUresult cubind_driver_get_proc_address(const char *symbol, void **pfn, int cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    cubind_result = call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    if (cubind__trace_wanted(&cubind_call, names[419], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "pfn", (uintptr_t)pfn);
+        cubind__trace_signed(&cubind_call, "cudaVersion", (long long)cudaVersion);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "symbolStatus", (uintptr_t)symbolStatus);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_get_proc_address(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    return call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
 typedef CUresult (*cubind__cuCoredumpGetAttribute_fn)(CUcoredumpSettings attrib, void *value, size_t *size);
 
-CUresult cubind_driver_coredump_get_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
+/* The call itself, shared by cubind_driver_coredump_get_attribute and its traced path. */
+static inline CUresult call_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCoredumpGetAttribute_fn cubind_fn = (cubind__cuCoredumpGetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[420], 420, &cubind_unavailable);
@@ -7689,9 +19370,35 @@ CUresult cubind_driver_coredump_get_attribute(CUcoredumpSettings attrib, void *v
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCoredumpGetAttribute(attrib, value, size);
+    cubind_result = call_cuCoredumpGetAttribute(attrib, value, size);
+    if (cubind__trace_wanted(&cubind_call, names[420], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_coredump_get_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCoredumpGetAttribute(attrib, value, size);
+    return call_cuCoredumpGetAttribute(attrib, value, size);
+}
+
 typedef CUresult (*cubind__cuCoredumpGetAttributeGlobal_fn)(CUcoredumpSettings attrib, void *value, size_t *size);
 
-CUresult cubind_driver_coredump_get_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
+/* The call itself, shared by cubind_driver_coredump_get_attribute_global and its traced path. */
+static inline CUresult call_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCoredumpGetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpGetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[421], 421, &cubind_unavailable);
@@ -7704,9 +19411,35 @@ CUresult cubind_driver_coredump_get_attribute_global(CUcoredumpSettings attrib, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    cubind_result = call_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    if (cubind__trace_wanted(&cubind_call, names[421], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_coredump_get_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    return call_cuCoredumpGetAttributeGlobal(attrib, value, size);
+}
+
 typedef CUresult (*cubind__cuCoredumpSetAttribute_fn)(CUcoredumpSettings attrib, void *value, size_t *size);
 
-CUresult cubind_driver_coredump_set_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
+/* The call itself, shared by cubind_driver_coredump_set_attribute and its traced path. */
+static inline CUresult call_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCoredumpSetAttribute_fn cubind_fn = (cubind__cuCoredumpSetAttribute_fn)cubind__symbol(&cubind__driver_symbols, &slots[422], 422, &cubind_unavailable);
@@ -7719,9 +19452,35 @@ CUresult cubind_driver_coredump_set_attribute(CUcoredumpSettings attrib, void *v
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCoredumpSetAttribute(attrib, value, size);
+    cubind_result = call_cuCoredumpSetAttribute(attrib, value, size);
+    if (cubind__trace_wanted(&cubind_call, names[422], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_coredump_set_attribute(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCoredumpSetAttribute(attrib, value, size);
+    return call_cuCoredumpSetAttribute(attrib, value, size);
+}
+
 typedef CUresult (*cubind__cuCoredumpSetAttributeGlobal_fn)(CUcoredumpSettings attrib, void *value, size_t *size);
 
-CUresult cubind_driver_coredump_set_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
+/* The call itself, shared by cubind_driver_coredump_set_attribute_global and its traced path. */
+static inline CUresult call_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCoredumpSetAttributeGlobal_fn cubind_fn = (cubind__cuCoredumpSetAttributeGlobal_fn)cubind__symbol(&cubind__driver_symbols, &slots[423], 423, &cubind_unavailable);
@@ -7734,9 +19493,35 @@ CUresult cubind_driver_coredump_set_attribute_global(CUcoredumpSettings attrib, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    cubind_result = call_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    if (cubind__trace_wanted(&cubind_call, names[423], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_coredump_set_attribute_global(CUcoredumpSettings attrib, void *value, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    return call_cuCoredumpSetAttributeGlobal(attrib, value, size);
+}
+
 typedef CUresult (*cubind__cuGetExportTable_fn)(const void **ppExportTable, const CUuuid *pExportTableId);
 
-CUresult cubind_driver_get_export_table(const void **ppExportTable, const CUuuid *pExportTableId)
+/* The call itself, shared by cubind_driver_get_export_table and its traced path. */
+static inline CUresult call_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGetExportTable_fn cubind_fn = (cubind__cuGetExportTable_fn)cubind__symbol(&cubind__driver_symbols, &slots[424], 424, &cubind_unavailable);
@@ -7749,9 +19534,34 @@ CUresult cubind_driver_get_export_table(const void **ppExportTable, const CUuuid
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGetExportTable(ppExportTable, pExportTableId);
+    cubind_result = call_cuGetExportTable(ppExportTable, pExportTableId);
+    if (cubind__trace_wanted(&cubind_call, names[424], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
+        cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_get_export_table(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGetExportTable(ppExportTable, pExportTableId);
+    return call_cuGetExportTable(ppExportTable, pExportTableId);
+}
+
 typedef CUresult (*cubind__cuGreenCtxCreate_fn)(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags);
 
-CUresult cubind_driver_green_ctx_create(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
+/* The call itself, shared by cubind_driver_green_ctx_create and its traced path. */
+static inline CUresult call_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxCreate_fn cubind_fn = (cubind__cuGreenCtxCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[425], 425, &cubind_unavailable);
@@ -7764,9 +19574,36 @@ CUresult cubind_driver_green_ctx_create(CUgreenCtx *phCtx, CUdevResourceDesc des
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    cubind_result = call_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    if (cubind__trace_wanted(&cubind_call, names[425], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_create(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    return call_cuGreenCtxCreate(phCtx, desc, dev, flags);
+}
+
 typedef CUresult (*cubind__cuGreenCtxDestroy_fn)(CUgreenCtx hCtx);
 
-CUresult cubind_driver_green_ctx_destroy(CUgreenCtx hCtx)
+/* The call itself, shared by cubind_driver_green_ctx_destroy and its traced path. */
+static inline CUresult call_cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxDestroy_fn cubind_fn = (cubind__cuGreenCtxDestroy_fn)cubind__symbol(&cubind__driver_symbols, &slots[426], 426, &cubind_unavailable);
@@ -7779,9 +19616,33 @@ CUresult cubind_driver_green_ctx_destroy(CUgreenCtx hCtx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxDestroy(hCtx);
+    cubind_result = call_cuGreenCtxDestroy(hCtx);
+    if (cubind__trace_wanted(&cubind_call, names[426], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_destroy(CUgreenCtx hCtx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxDestroy(hCtx);
+    return call_cuGreenCtxDestroy(hCtx);
+}
+
 typedef CUresult (*cubind__cuCtxFromGreenCtx_fn)(CUcontext *pContext, CUgreenCtx hCtx);
 
-CUresult cubind_driver_ctx_from_green_ctx(CUcontext *pContext, CUgreenCtx hCtx)
+/* The call itself, shared by cubind_driver_ctx_from_green_ctx and its traced path. */
+static inline CUresult call_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxFromGreenCtx_fn cubind_fn = (cubind__cuCtxFromGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[427], 427, &cubind_unavailable);
@@ -7794,9 +19655,34 @@ CUresult cubind_driver_ctx_from_green_ctx(CUcontext *pContext, CUgreenCtx hCtx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxFromGreenCtx(pContext, hCtx);
+    cubind_result = call_cuCtxFromGreenCtx(pContext, hCtx);
+    if (cubind__trace_wanted(&cubind_call, names[427], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "pContext", (uintptr_t)pContext);
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_from_green_ctx(CUcontext *pContext, CUgreenCtx hCtx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxFromGreenCtx(pContext, hCtx);
+    return call_cuCtxFromGreenCtx(pContext, hCtx);
+}
+
 typedef CUresult (*cubind__cuDeviceGetDevResource_fn)(CUdevice device, CUdevResource *resource, CUdevResourceType type);
 
-CUresult cubind_driver_device_get_dev_resource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
+/* The call itself, shared by cubind_driver_device_get_dev_resource and its traced path. */
+static inline CUresult call_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDeviceGetDevResource_fn cubind_fn = (cubind__cuDeviceGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[428], 428, &cubind_unavailable);
@@ -7809,9 +19695,35 @@ CUresult cubind_driver_device_get_dev_resource(CUdevice device, CUdevResource *r
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDeviceGetDevResource(device, resource, type);
+    cubind_result = call_cuDeviceGetDevResource(device, resource, type);
+    if (cubind__trace_wanted(&cubind_call, names[428], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_device_get_dev_resource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDeviceGetDevResource(device, resource, type);
+    return call_cuDeviceGetDevResource(device, resource, type);
+}
+
 typedef CUresult (*cubind__cuCtxGetDevResource_fn)(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type);
 
-CUresult cubind_driver_ctx_get_dev_resource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
+/* The call itself, shared by cubind_driver_ctx_get_dev_resource and its traced path. */
+static inline CUresult call_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCtxGetDevResource_fn cubind_fn = (cubind__cuCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[429], 429, &cubind_unavailable);
@@ -7824,9 +19736,35 @@ CUresult cubind_driver_ctx_get_dev_resource(CUcontext hCtx, CUdevResource *resou
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCtxGetDevResource(hCtx, resource, type);
+    cubind_result = call_cuCtxGetDevResource(hCtx, resource, type);
+    if (cubind__trace_wanted(&cubind_call, names[429], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_ctx_get_dev_resource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCtxGetDevResource(hCtx, resource, type);
+    return call_cuCtxGetDevResource(hCtx, resource, type);
+}
+
 typedef CUresult (*cubind__cuGreenCtxGetDevResource_fn)(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type);
 
-CUresult cubind_driver_green_ctx_get_dev_resource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
+/* The call itself, shared by cubind_driver_green_ctx_get_dev_resource and its traced path. */
+static inline CUresult call_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxGetDevResource_fn cubind_fn = (cubind__cuGreenCtxGetDevResource_fn)cubind__symbol(&cubind__driver_symbols, &slots[430], 430, &cubind_unavailable);
@@ -7839,9 +19777,35 @@ CUresult cubind_driver_green_ctx_get_dev_resource(CUgreenCtx hCtx, CUdevResource
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxGetDevResource(hCtx, resource, type);
+    cubind_result = call_cuGreenCtxGetDevResource(hCtx, resource, type);
+    if (cubind__trace_wanted(&cubind_call, names[430], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_get_dev_resource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxGetDevResource(hCtx, resource, type);
+    return call_cuGreenCtxGetDevResource(hCtx, resource, type);
+}
+
 typedef CUresult (*cubind__cuDevSmResourceSplitByCount_fn)(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount);
 
-CUresult cubind_driver_dev_sm_resource_split_by_count(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
+/* The call itself, shared by cubind_driver_dev_sm_resource_split_by_count and its traced path. */
+static inline CUresult call_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevSmResourceSplitByCount_fn cubind_fn = (cubind__cuDevSmResourceSplitByCount_fn)cubind__symbol(&cubind__driver_symbols, &slots[431], 431, &cubind_unavailable);
@@ -7854,9 +19818,38 @@ CUresult cubind_driver_dev_sm_resource_split_by_count(CUdevResource *result, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+    cubind_result = call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+    if (cubind__trace_wanted(&cubind_call, names[431], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
+        cubind__trace_pointer(&cubind_call, "nbGroups", (uintptr_t)nbGroups);
+        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
+        cubind__trace_pointer(&cubind_call, "remaining", (uintptr_t)remaining);
+        cubind__trace_unsigned(&cubind_call, "useFlags", (unsigned long long)useFlags);
+        cubind__trace_unsigned(&cubind_call, "minCount", (unsigned long long)minCount);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_dev_sm_resource_split_by_count(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+    return call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+}
+
 typedef CUresult (*cubind__cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources);
 
-CUresult cubind_driver_dev_resource_generate_desc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
+/* The call itself, shared by cubind_driver_dev_resource_generate_desc and its traced path. */
+static inline CUresult call_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuDevResourceGenerateDesc_fn cubind_fn = (cubind__cuDevResourceGenerateDesc_fn)cubind__symbol(&cubind__driver_symbols, &slots[432], 432, &cubind_unavailable);
@@ -7869,9 +19862,35 @@ CUresult cubind_driver_dev_resource_generate_desc(CUdevResourceDesc *phDesc, CUd
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    cubind_result = call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    if (cubind__trace_wanted(&cubind_call, names[432], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phDesc", (uintptr_t)phDesc);
+        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
+        cubind__trace_unsigned(&cubind_call, "nbResources", (unsigned long long)nbResources);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_dev_resource_generate_desc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    return call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+}
+
 typedef CUresult (*cubind__cuGreenCtxRecordEvent_fn)(CUgreenCtx hCtx, CUevent hEvent);
 
-CUresult cubind_driver_green_ctx_record_event(CUgreenCtx hCtx, CUevent hEvent)
+/* The call itself, shared by cubind_driver_green_ctx_record_event and its traced path. */
+static inline CUresult call_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxRecordEvent_fn cubind_fn = (cubind__cuGreenCtxRecordEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[433], 433, &cubind_unavailable);
@@ -7884,9 +19903,34 @@ CUresult cubind_driver_green_ctx_record_event(CUgreenCtx hCtx, CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxRecordEvent(hCtx, hEvent);
+    cubind_result = call_cuGreenCtxRecordEvent(hCtx, hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[433], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_record_event(CUgreenCtx hCtx, CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxRecordEvent(hCtx, hEvent);
+    return call_cuGreenCtxRecordEvent(hCtx, hEvent);
+}
+
 typedef CUresult (*cubind__cuGreenCtxWaitEvent_fn)(CUgreenCtx hCtx, CUevent hEvent);
 
-CUresult cubind_driver_green_ctx_wait_event(CUgreenCtx hCtx, CUevent hEvent)
+/* The call itself, shared by cubind_driver_green_ctx_wait_event and its traced path. */
+static inline CUresult call_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxWaitEvent_fn cubind_fn = (cubind__cuGreenCtxWaitEvent_fn)cubind__symbol(&cubind__driver_symbols, &slots[434], 434, &cubind_unavailable);
@@ -7899,9 +19943,34 @@ CUresult cubind_driver_green_ctx_wait_event(CUgreenCtx hCtx, CUevent hEvent)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxWaitEvent(hCtx, hEvent);
+    cubind_result = call_cuGreenCtxWaitEvent(hCtx, hEvent);
+    if (cubind__trace_wanted(&cubind_call, names[434], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
+        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_wait_event(CUgreenCtx hCtx, CUevent hEvent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxWaitEvent(hCtx, hEvent);
+    return call_cuGreenCtxWaitEvent(hCtx, hEvent);
+}
+
 typedef CUresult (*cubind__cuStreamGetGreenCtx_fn)(CUstream hStream, CUgreenCtx *phCtx);
 
-CUresult cubind_driver_stream_get_green_ctx(CUstream hStream, CUgreenCtx *phCtx)
+/* The call itself, shared by cubind_driver_stream_get_green_ctx and its traced path. */
+static inline CUresult call_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuStreamGetGreenCtx_fn cubind_fn = (cubind__cuStreamGetGreenCtx_fn)cubind__symbol(&cubind__driver_symbols, &slots[435], 435, &cubind_unavailable);
@@ -7914,9 +19983,34 @@ CUresult cubind_driver_stream_get_green_ctx(CUstream hStream, CUgreenCtx *phCtx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuStreamGetGreenCtx(hStream, phCtx);
+    cubind_result = call_cuStreamGetGreenCtx(hStream, phCtx);
+    if (cubind__trace_wanted(&cubind_call, names[435], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_stream_get_green_ctx(CUstream hStream, CUgreenCtx *phCtx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuStreamGetGreenCtx(hStream, phCtx);
+    return call_cuStreamGetGreenCtx(hStream, phCtx);
+}
+
 typedef CUresult (*cubind__cuGreenCtxStreamCreate_fn)(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority);
 
-CUresult cubind_driver_green_ctx_stream_create(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
+/* The call itself, shared by cubind_driver_green_ctx_stream_create and its traced path. */
+static inline CUresult call_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxStreamCreate_fn cubind_fn = (cubind__cuGreenCtxStreamCreate_fn)cubind__symbol(&cubind__driver_symbols, &slots[436], 436, &cubind_unavailable);
@@ -7929,9 +20023,36 @@ CUresult cubind_driver_green_ctx_stream_create(CUstream *phStream, CUgreenCtx gr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    cubind_result = call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    if (cubind__trace_wanted(&cubind_call, names[436], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
+        cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_stream_create(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    return call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+}
+
 typedef CUresult (*cubind__cuGreenCtxGetId_fn)(CUgreenCtx greenCtx, unsigned long long *greenCtxId);
 
-CUresult cubind_driver_green_ctx_get_id(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
+/* The call itself, shared by cubind_driver_green_ctx_get_id and its traced path. */
+static inline CUresult call_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuGreenCtxGetId_fn cubind_fn = (cubind__cuGreenCtxGetId_fn)cubind__symbol(&cubind__driver_symbols, &slots[437], 437, &cubind_unavailable);
@@ -7944,9 +20065,34 @@ CUresult cubind_driver_green_ctx_get_id(CUgreenCtx greenCtx, unsigned long long 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuGreenCtxGetId(greenCtx, greenCtxId);
+    cubind_result = call_cuGreenCtxGetId(greenCtx, greenCtxId);
+    if (cubind__trace_wanted(&cubind_call, names[437], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
+        cubind__trace_pointer(&cubind_call, "greenCtxId", (uintptr_t)greenCtxId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_green_ctx_get_id(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuGreenCtxGetId(greenCtx, greenCtxId);
+    return call_cuGreenCtxGetId(greenCtx, greenCtxId);
+}
+
 typedef CUresult (*cubind__cuLogsRegisterCallback_fn)(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out);
 
-CUresult cubind_driver_logs_register_callback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
+/* The call itself, shared by cubind_driver_logs_register_callback and its traced path. */
+static inline CUresult call_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLogsRegisterCallback_fn cubind_fn = (cubind__cuLogsRegisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[438], 438, &cubind_unavailable);
@@ -7959,9 +20105,35 @@ CUresult cubind_driver_logs_register_callback(CUlogsCallback callbackFunc, void 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    cubind_result = call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    if (cubind__trace_wanted(&cubind_call, names[438], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_logs_register_callback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    return call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+}
+
 typedef CUresult (*cubind__cuLogsUnregisterCallback_fn)(CUlogsCallbackHandle callback);
 
-CUresult cubind_driver_logs_unregister_callback(CUlogsCallbackHandle callback)
+/* The call itself, shared by cubind_driver_logs_unregister_callback and its traced path. */
+static inline CUresult call_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLogsUnregisterCallback_fn cubind_fn = (cubind__cuLogsUnregisterCallback_fn)cubind__symbol(&cubind__driver_symbols, &slots[439], 439, &cubind_unavailable);
@@ -7974,9 +20146,33 @@ CUresult cubind_driver_logs_unregister_callback(CUlogsCallbackHandle callback)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLogsUnregisterCallback(callback);
+    cubind_result = call_cuLogsUnregisterCallback(callback);
+    if (cubind__trace_wanted(&cubind_call, names[439], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_logs_unregister_callback(CUlogsCallbackHandle callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLogsUnregisterCallback(callback);
+    return call_cuLogsUnregisterCallback(callback);
+}
+
 typedef CUresult (*cubind__cuLogsCurrent_fn)(CUlogIterator *iterator_out, unsigned int flags);
 
-CUresult cubind_driver_logs_current(CUlogIterator *iterator_out, unsigned int flags)
+/* The call itself, shared by cubind_driver_logs_current and its traced path. */
+static inline CUresult call_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLogsCurrent_fn cubind_fn = (cubind__cuLogsCurrent_fn)cubind__symbol(&cubind__driver_symbols, &slots[440], 440, &cubind_unavailable);
@@ -7989,9 +20185,34 @@ CUresult cubind_driver_logs_current(CUlogIterator *iterator_out, unsigned int fl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLogsCurrent(iterator_out, flags);
+    cubind_result = call_cuLogsCurrent(iterator_out, flags);
+    if (cubind__trace_wanted(&cubind_call, names[440], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_logs_current(CUlogIterator *iterator_out, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLogsCurrent(iterator_out, flags);
+    return call_cuLogsCurrent(iterator_out, flags);
+}
+
 typedef CUresult (*cubind__cuLogsDumpToFile_fn)(CUlogIterator *iterator, const char *pathToFile, unsigned int flags);
 
-CUresult cubind_driver_logs_dump_to_file(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
+/* The call itself, shared by cubind_driver_logs_dump_to_file and its traced path. */
+static inline CUresult call_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLogsDumpToFile_fn cubind_fn = (cubind__cuLogsDumpToFile_fn)cubind__symbol(&cubind__driver_symbols, &slots[441], 441, &cubind_unavailable);
@@ -8004,9 +20225,35 @@ CUresult cubind_driver_logs_dump_to_file(CUlogIterator *iterator, const char *pa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLogsDumpToFile(iterator, pathToFile, flags);
+    cubind_result = call_cuLogsDumpToFile(iterator, pathToFile, flags);
+    if (cubind__trace_wanted(&cubind_call, names[441], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
+        cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_logs_dump_to_file(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLogsDumpToFile(iterator, pathToFile, flags);
+    return call_cuLogsDumpToFile(iterator, pathToFile, flags);
+}
+
 typedef CUresult (*cubind__cuLogsDumpToMemory_fn)(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
 
-CUresult cubind_driver_logs_dump_to_memory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+/* The call itself, shared by cubind_driver_logs_dump_to_memory and its traced path. */
+static inline CUresult call_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuLogsDumpToMemory_fn cubind_fn = (cubind__cuLogsDumpToMemory_fn)cubind__symbol(&cubind__driver_symbols, &slots[442], 442, &cubind_unavailable);
@@ -8019,9 +20266,36 @@ CUresult cubind_driver_logs_dump_to_memory(CUlogIterator *iterator, char *buffer
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    cubind_result = call_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[442], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
+        cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_logs_dump_to_memory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    return call_cuLogsDumpToMemory(iterator, buffer, size, flags);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessGetRestoreThreadId_fn)(int pid, int *tid);
 
-CUresult cubind_driver_checkpoint_process_get_restore_thread_id(int pid, int *tid)
+/* The call itself, shared by cubind_driver_checkpoint_process_get_restore_thread_id and its traced path. */
+static inline CUresult call_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessGetRestoreThreadId_fn cubind_fn = (cubind__cuCheckpointProcessGetRestoreThreadId_fn)cubind__symbol(&cubind__driver_symbols, &slots[443], 443, &cubind_unavailable);
@@ -8034,9 +20308,34 @@ CUresult cubind_driver_checkpoint_process_get_restore_thread_id(int pid, int *ti
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    cubind_result = call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    if (cubind__trace_wanted(&cubind_call, names[443], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "tid", (uintptr_t)tid);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_get_restore_thread_id(int pid, int *tid)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    return call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessGetState_fn)(int pid, CUprocessState *state);
 
-CUresult cubind_driver_checkpoint_process_get_state(int pid, CUprocessState *state)
+/* The call itself, shared by cubind_driver_checkpoint_process_get_state and its traced path. */
+static inline CUresult call_cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessGetState_fn cubind_fn = (cubind__cuCheckpointProcessGetState_fn)cubind__symbol(&cubind__driver_symbols, &slots[444], 444, &cubind_unavailable);
@@ -8049,9 +20348,34 @@ CUresult cubind_driver_checkpoint_process_get_state(int pid, CUprocessState *sta
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessGetState(int pid, CUprocessState *state)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessGetState(pid, state);
+    cubind_result = call_cuCheckpointProcessGetState(pid, state);
+    if (cubind__trace_wanted(&cubind_call, names[444], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_get_state(int pid, CUprocessState *state)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessGetState(pid, state);
+    return call_cuCheckpointProcessGetState(pid, state);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessLock_fn)(int pid, CUcheckpointLockArgs *args);
 
-CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *args)
+/* The call itself, shared by cubind_driver_checkpoint_process_lock and its traced path. */
+static inline CUresult call_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessLock_fn cubind_fn = (cubind__cuCheckpointProcessLock_fn)cubind__symbol(&cubind__driver_symbols, &slots[445], 445, &cubind_unavailable);
@@ -8064,9 +20388,34 @@ CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *ar
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessLock(pid, args);
+    cubind_result = call_cuCheckpointProcessLock(pid, args);
+    if (cubind__trace_wanted(&cubind_call, names[445], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *args)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessLock(pid, args);
+    return call_cuCheckpointProcessLock(pid, args);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessCheckpoint_fn)(int pid, CUcheckpointCheckpointArgs *args);
 
-CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckpointArgs *args)
+/* The call itself, shared by cubind_driver_checkpoint_process_checkpoint and its traced path. */
+static inline CUresult call_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessCheckpoint_fn cubind_fn = (cubind__cuCheckpointProcessCheckpoint_fn)cubind__symbol(&cubind__driver_symbols, &slots[446], 446, &cubind_unavailable);
@@ -8079,9 +20428,34 @@ CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessCheckpoint(pid, args);
+    cubind_result = call_cuCheckpointProcessCheckpoint(pid, args);
+    if (cubind__trace_wanted(&cubind_call, names[446], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckpointArgs *args)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessCheckpoint(pid, args);
+    return call_cuCheckpointProcessCheckpoint(pid, args);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessRestore_fn)(int pid, CUcheckpointRestoreArgs *args);
 
-CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreArgs *args)
+/* The call itself, shared by cubind_driver_checkpoint_process_restore and its traced path. */
+static inline CUresult call_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessRestore_fn cubind_fn = (cubind__cuCheckpointProcessRestore_fn)cubind__symbol(&cubind__driver_symbols, &slots[447], 447, &cubind_unavailable);
@@ -8094,9 +20468,34 @@ CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreAr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessRestore(pid, args);
+    cubind_result = call_cuCheckpointProcessRestore(pid, args);
+    if (cubind__trace_wanted(&cubind_call, names[447], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreArgs *args)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessRestore(pid, args);
+    return call_cuCheckpointProcessRestore(pid, args);
+}
+
 typedef CUresult (*cubind__cuCheckpointProcessUnlock_fn)(int pid, CUcheckpointUnlockArgs *args);
 
-CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs *args)
+/* The call itself, shared by cubind_driver_checkpoint_process_unlock and its traced path. */
+static inline CUresult call_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuCheckpointProcessUnlock_fn cubind_fn = (cubind__cuCheckpointProcessUnlock_fn)cubind__symbol(&cubind__driver_symbols, &slots[448], 448, &cubind_unavailable);
@@ -8107,4 +20506,28 @@ CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs
     if (CUBIND_UNLIKELY(cubind_status != CUDA_SUCCESS))
         cubind__status_error(&cubind__driver_symbols, 448, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
+{
+    cubind__trace_call cubind_call;
+    CUresult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
+        return call_cuCheckpointProcessUnlock(pid, args);
+    cubind_result = call_cuCheckpointProcessUnlock(pid, args);
+    if (cubind__trace_wanted(&cubind_call, names[448], cubind_result != CUDA_SUCCESS)) {
+        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs *args)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cuCheckpointProcessUnlock(pid, args);
+    return call_cuCheckpointProcessUnlock(pid, args);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/nccl.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 41
 
@@ -150,9 +153,73 @@ const cubind__symbol_table cubind__nccl_symbols = {
     CUBIND_LIB_NCCL, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a ncclResult_t value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "ncclSuccess";
+    case 1: return "ncclUnhandledCudaError";
+    case 2: return "ncclSystemError";
+    case 3: return "ncclInternalError";
+    case 4: return "ncclInvalidArgument";
+    case 5: return "ncclInvalidUsage";
+    case 6: return "ncclRemoteError";
+    case 7: return "ncclInProgress";
+    case 8: return "ncclNumResults";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a ncclDataType_t value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "ncclInt8";
+    case 1: return "ncclUint8";
+    case 2: return "ncclInt32";
+    case 3: return "ncclUint32";
+    case 4: return "ncclInt64";
+    case 5: return "ncclUint64";
+    case 6: return "ncclFloat16";
+    case 7: return "ncclFloat32";
+    case 8: return "ncclFloat64";
+    case 9: return "ncclBfloat16";
+    case 10: return "ncclFloat8e4m3";
+    case 11: return "ncclFloat8e5m2";
+    case 12: return "ncclNumTypes";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a ncclScalarResidence_t value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 0: return "ncclScalarDevice";
+    case 1: return "ncclScalarHostImmediate";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a ncclRedOp_t value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 0: return "ncclSum";
+    case 1: return "ncclProd";
+    case 2: return "ncclMax";
+    case 3: return "ncclMin";
+    case 4: return "ncclAvg";
+    case 5: return "ncclNumOps";
+    case 2147483647: return "ncclMaxRedOp";
+    default: return NULL;
+    }
+}
+
 typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
 
-ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
+/* The call itself, shared by cubind_nccl_mem_alloc and its traced path. */
+static inline ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__symbol(&cubind__nccl_symbols, &slots[0], 0, &cubind_unavailable);
@@ -165,9 +232,34 @@ ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclMemAlloc(ptr, size);
+    cubind_result = call_ncclMemAlloc(ptr, size);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclMemAlloc(ptr, size);
+    return call_ncclMemAlloc(ptr, size);
+}
+
 typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
 
-ncclResult_t cubind_nccl_mem_free(void *ptr)
+/* The call itself, shared by cubind_nccl_mem_free and its traced path. */
+static inline ncclResult_t call_ncclMemFree(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__symbol(&cubind__nccl_symbols, &slots[1], 1, &cubind_unavailable);
@@ -180,9 +272,33 @@ ncclResult_t cubind_nccl_mem_free(void *ptr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclMemFree(ptr);
+    cubind_result = call_ncclMemFree(ptr);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_mem_free(void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclMemFree(ptr);
+    return call_ncclMemFree(ptr);
+}
+
 typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
 
-ncclResult_t cubind_nccl_get_version(int *version)
+/* The call itself, shared by cubind_nccl_get_version and its traced path. */
+static inline ncclResult_t call_ncclGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__symbol(&cubind__nccl_symbols, &slots[2], 2, &cubind_unavailable);
@@ -195,9 +311,33 @@ ncclResult_t cubind_nccl_get_version(int *version)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGetVersion(version);
+    cubind_result = call_ncclGetVersion(version);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_get_version(int *version)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGetVersion(version);
+    return call_ncclGetVersion(version);
+}
+
 typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
 
-ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
+/* The call itself, shared by cubind_nccl_get_unique_id and its traced path. */
+static inline ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__symbol(&cubind__nccl_symbols, &slots[3], 3, &cubind_unavailable);
@@ -210,9 +350,33 @@ ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGetUniqueId(uniqueId);
+    cubind_result = call_ncclGetUniqueId(uniqueId);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "uniqueId", (uintptr_t)uniqueId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGetUniqueId(uniqueId);
+    return call_ncclGetUniqueId(uniqueId);
+}
+
 typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
 
-ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+/* The call itself, shared by cubind_nccl_comm_init_rank_config and its traced path. */
+static inline ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__symbol(&cubind__nccl_symbols, &slots[4], 4, &cubind_unavailable);
@@ -225,9 +389,37 @@ ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
+        cubind__trace_record(&cubind_call, "commId");
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+}
+
 typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
-ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+/* The call itself, shared by cubind_nccl_comm_init_rank and its traced path. */
+static inline ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[5], 5, &cubind_unavailable);
@@ -240,9 +432,36 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommInitRank(comm, nranks, commId, rank);
+    cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
+        cubind__trace_record(&cubind_call, "commId");
+        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommInitRank(comm, nranks, commId, rank);
+    return call_ncclCommInitRank(comm, nranks, commId, rank);
+}
+
 typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
 
-ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
+/* The call itself, shared by cubind_nccl_comm_init_all and its traced path. */
+static inline ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[6], 6, &cubind_unavailable);
@@ -255,9 +474,35 @@ ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *de
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommInitAll(comm, ndev, devlist);
+    cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_signed(&cubind_call, "ndev", (long long)ndev);
+        cubind__trace_pointer(&cubind_call, "devlist", (uintptr_t)devlist);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommInitAll(comm, ndev, devlist);
+    return call_ncclCommInitAll(comm, ndev, devlist);
+}
+
 typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
 
-ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_comm_finalize and its traced path. */
+static inline ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__symbol(&cubind__nccl_symbols, &slots[7], 7, &cubind_unavailable);
@@ -270,9 +515,33 @@ ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommFinalize(comm);
+    cubind_result = call_ncclCommFinalize(comm);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommFinalize(comm);
+    return call_ncclCommFinalize(comm);
+}
+
 typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
 
-ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_comm_destroy and its traced path. */
+static inline ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[8], 8, &cubind_unavailable);
@@ -285,9 +554,33 @@ ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommDestroy(comm);
+    cubind_result = call_ncclCommDestroy(comm);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommDestroy(comm);
+    return call_ncclCommDestroy(comm);
+}
+
 typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
 
-ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_comm_abort and its traced path. */
+static inline ncclResult_t call_ncclCommAbort(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__symbol(&cubind__nccl_symbols, &slots[9], 9, &cubind_unavailable);
@@ -300,9 +593,33 @@ ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommAbort(comm);
+    cubind_result = call_ncclCommAbort(comm);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommAbort(comm);
+    return call_ncclCommAbort(comm);
+}
+
 typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
 
-ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
+/* The call itself, shared by cubind_nccl_comm_revoke and its traced path. */
+static inline ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__symbol(&cubind__nccl_symbols, &slots[10], 10, &cubind_unavailable);
@@ -315,9 +632,34 @@ ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommRevoke(comm, revokeFlags);
+    cubind_result = call_ncclCommRevoke(comm, revokeFlags);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_signed(&cubind_call, "revokeFlags", (long long)revokeFlags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommRevoke(comm, revokeFlags);
+    return call_ncclCommRevoke(comm, revokeFlags);
+}
+
 typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
 
-ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+/* The call itself, shared by cubind_nccl_comm_split and its traced path. */
+static inline ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[11], 11, &cubind_unavailable);
@@ -330,9 +672,37 @@ ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclCom
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommSplit(comm, color, key, newcomm, config);
+    cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_signed(&cubind_call, "color", (long long)color);
+        cubind__trace_signed(&cubind_call, "key", (long long)key);
+        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommSplit(comm, color, key, newcomm, config);
+    return call_ncclCommSplit(comm, color, key, newcomm, config);
+}
+
 typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
 
-ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+/* The call itself, shared by cubind_nccl_comm_shrink and its traced path. */
+static inline ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__symbol(&cubind__nccl_symbols, &slots[12], 12, &cubind_unavailable);
@@ -345,9 +715,38 @@ ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "excludeRanksList", (uintptr_t)excludeRanksList);
+        cubind__trace_signed(&cubind_call, "excludeRanksCount", (long long)excludeRanksCount);
+        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_signed(&cubind_call, "shrinkFlags", (long long)shrinkFlags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+}
+
 typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
 
-ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+/* The call itself, shared by cubind_nccl_comm_init_rank_scalable and its traced path. */
+static inline ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__symbol(&cubind__nccl_symbols, &slots[13], 13, &cubind_unavailable);
@@ -360,9 +759,38 @@ ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
+        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
+        cubind__trace_signed(&cubind_call, "myrank", (long long)myrank);
+        cubind__trace_signed(&cubind_call, "nId", (long long)nId);
+        cubind__trace_pointer(&cubind_call, "commIds", (uintptr_t)commIds);
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+}
+
 typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 
-const char *cubind_nccl_get_error_string(ncclResult_t result)
+/* The call itself, shared by cubind_nccl_get_error_string and its traced path. */
+static inline const char *call_ncclGetErrorString(ncclResult_t result)
 {
     cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__symbol(&cubind__nccl_symbols, &slots[14], 14, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -370,9 +798,33 @@ const char *cubind_nccl_get_error_string(ncclResult_t result)
     return cubind_fn(result);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGetErrorString(result);
+    cubind_result = call_ncclGetErrorString(result);
+    if (cubind__trace_wanted(&cubind_call, names[14], 0)) {
+        cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_nccl_get_error_string(ncclResult_t result)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGetErrorString(result);
+    return call_ncclGetErrorString(result);
+}
+
 typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
 
-const char *cubind_nccl_get_last_error(ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_get_last_error and its traced path. */
+static inline const char *call_ncclGetLastError(ncclComm_t comm)
 {
     cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[15], 15, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -380,9 +832,33 @@ const char *cubind_nccl_get_last_error(ncclComm_t comm)
     return cubind_fn(comm);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGetLastError(comm);
+    cubind_result = call_ncclGetLastError(comm);
+    if (cubind__trace_wanted(&cubind_call, names[15], 0)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_nccl_get_last_error(ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGetLastError(comm);
+    return call_ncclGetLastError(comm);
+}
+
 typedef void (*cubind__ncclResetDebugInit_fn)(void);
 
-void cubind_nccl_reset_debug_init(void)
+/* The call itself, shared by cubind_nccl_reset_debug_init and its traced path. */
+static inline void call_ncclResetDebugInit(void)
 {
     cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[16], 16, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -390,9 +866,33 @@ void cubind_nccl_reset_debug_init(void)
     cubind_fn();
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD void traced_ncclResetDebugInit(void)
+{
+    cubind__trace_call cubind_call;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL)) {
+        call_ncclResetDebugInit();
+        return;
+    }
+    call_ncclResetDebugInit();
+    if (cubind__trace_wanted(&cubind_call, names[16], 0)) {
+        cubind__trace_end(&cubind_call);
+    }
+}
+
+void cubind_nccl_reset_debug_init(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing())) {
+        traced_ncclResetDebugInit();
+        return;
+    }
+    call_ncclResetDebugInit();
+}
+
 typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
 
-ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
+/* The call itself, shared by cubind_nccl_comm_get_async_error and its traced path. */
+static inline ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[17], 17, &cubind_unavailable);
@@ -405,9 +905,34 @@ ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asy
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommGetAsyncError(comm, asyncError);
+    cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "asyncError", (uintptr_t)asyncError);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommGetAsyncError(comm, asyncError);
+    return call_ncclCommGetAsyncError(comm, asyncError);
+}
+
 typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
 
-ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
+/* The call itself, shared by cubind_nccl_comm_count and its traced path. */
+static inline ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__symbol(&cubind__nccl_symbols, &slots[18], 18, &cubind_unavailable);
@@ -420,9 +945,34 @@ ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int *count)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommCount(comm, count);
+    cubind_result = call_ncclCommCount(comm, count);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommCount(comm, count);
+    return call_ncclCommCount(comm, count);
+}
+
 typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
 
-ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
+/* The call itself, shared by cubind_nccl_comm_cu_device and its traced path. */
+static inline ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__symbol(&cubind__nccl_symbols, &slots[19], 19, &cubind_unavailable);
@@ -435,9 +985,34 @@ ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommCuDevice(comm, device);
+    cubind_result = call_ncclCommCuDevice(comm, device);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommCuDevice(comm, device);
+    return call_ncclCommCuDevice(comm, device);
+}
+
 typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
 
-ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
+/* The call itself, shared by cubind_nccl_comm_user_rank and its traced path. */
+static inline ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[20], 20, &cubind_unavailable);
@@ -450,9 +1025,34 @@ ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommUserRank(comm, rank);
+    cubind_result = call_ncclCommUserRank(comm, rank);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "rank", (uintptr_t)rank);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommUserRank(comm, rank);
+    return call_ncclCommUserRank(comm, rank);
+}
+
 typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
 
-ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
+/* The call itself, shared by cubind_nccl_comm_register and its traced path. */
+static inline ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[21], 21, &cubind_unavailable);
@@ -465,9 +1065,36 @@ ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommRegister(comm, buff, size, handle);
+    cubind_result = call_ncclCommRegister(comm, buff, size, handle);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommRegister(comm, buff, size, handle);
+    return call_ncclCommRegister(comm, buff, size, handle);
+}
+
 typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
 
-ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
+/* The call itself, shared by cubind_nccl_comm_deregister and its traced path. */
+static inline ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[22], 22, &cubind_unavailable);
@@ -480,9 +1107,34 @@ ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm, void *handle)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommDeregister(comm, handle);
+    cubind_result = call_ncclCommDeregister(comm, handle);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommDeregister(comm, handle);
+    return call_ncclCommDeregister(comm, handle);
+}
+
 typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
 
-ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+/* The call itself, shared by cubind_nccl_comm_window_register and its traced path. */
+static inline ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[23], 23, &cubind_unavailable);
@@ -495,9 +1147,37 @@ ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
+        cubind__trace_signed(&cubind_call, "winFlags", (long long)winFlags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+}
+
 typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
 
-ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
+/* The call itself, shared by cubind_nccl_comm_window_deregister and its traced path. */
+static inline ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[24], 24, &cubind_unavailable);
@@ -510,9 +1190,34 @@ ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t wi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclCommWindowDeregister(comm, win);
+    cubind_result = call_ncclCommWindowDeregister(comm, win);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclCommWindowDeregister(comm, win);
+    return call_ncclCommWindowDeregister(comm, win);
+}
+
 typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
 
-ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_red_op_create_pre_mul_sum and its traced path. */
+static inline ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__symbol(&cubind__nccl_symbols, &slots[25], 25, &cubind_unavailable);
@@ -525,9 +1230,37 @@ ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "op", (uintptr_t)op);
+        cubind__trace_pointer(&cubind_call, "scalar", (uintptr_t)scalar);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_enum(&cubind_call, "residence", trace_enum_2((long long)residence), (long long)residence);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+}
+
 typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
 
-ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
+/* The call itself, shared by cubind_nccl_red_op_destroy and its traced path. */
+static inline ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[26], 26, &cubind_unavailable);
@@ -540,9 +1273,34 @@ ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclRedOpDestroy(op, comm);
+    cubind_result = call_ncclRedOpDestroy(op, comm);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != ncclSuccess)) {
+        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclRedOpDestroy(op, comm);
+    return call_ncclRedOpDestroy(op, comm);
+}
+
 typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_reduce and its traced path. */
+static inline ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[27], 27, &cubind_unavailable);
@@ -555,9 +1313,40 @@ ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t cou
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
+        cubind__trace_signed(&cubind_call, "root", (long long)root);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_bcast and its traced path. */
+static inline ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[28], 28, &cubind_unavailable);
@@ -570,9 +1359,38 @@ ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclBcast(buff, count, datatype, root, comm, stream);
+    cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "root", (long long)root);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclBcast(buff, count, datatype, root, comm, stream);
+    return call_ncclBcast(buff, count, datatype, root, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_broadcast and its traced path. */
+static inline ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[29], 29, &cubind_unavailable);
@@ -585,9 +1403,39 @@ ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "root", (long long)root);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_all_reduce and its traced path. */
+static inline ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[30], 30, &cubind_unavailable);
@@ -600,9 +1448,39 @@ ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_reduce_scatter and its traced path. */
+static inline ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[31], 31, &cubind_unavailable);
@@ -615,9 +1493,39 @@ ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, si
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "recvcount", (unsigned long long)recvcount);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_all_gather and its traced path. */
+static inline ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[32], 32, &cubind_unavailable);
@@ -630,9 +1538,38 @@ ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "sendcount", (unsigned long long)sendcount);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_allto_all and its traced path. */
+static inline ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[33], 33, &cubind_unavailable);
@@ -645,9 +1582,38 @@ ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_gather and its traced path. */
+static inline ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[34], 34, &cubind_unavailable);
@@ -660,9 +1626,39 @@ ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t cou
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "root", (long long)root);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_scatter and its traced path. */
+static inline ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[35], 35, &cubind_unavailable);
@@ -675,9 +1671,39 @@ ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "root", (long long)root);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_send and its traced path. */
+static inline ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__symbol(&cubind__nccl_symbols, &slots[36], 36, &cubind_unavailable);
@@ -690,9 +1716,38 @@ ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "peer", (long long)peer);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
-ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* The call itself, shared by cubind_nccl_recv and its traced path. */
+static inline ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__symbol(&cubind__nccl_symbols, &slots[37], 37, &cubind_unavailable);
@@ -705,9 +1760,38 @@ ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datat
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
+        cubind__trace_signed(&cubind_call, "peer", (long long)peer);
+        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+}
+
 typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
 
-ncclResult_t cubind_nccl_group_start(void)
+/* The call itself, shared by cubind_nccl_group_start and its traced path. */
+static inline ncclResult_t call_ncclGroupStart(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__symbol(&cubind__nccl_symbols, &slots[38], 38, &cubind_unavailable);
@@ -720,9 +1804,32 @@ ncclResult_t cubind_nccl_group_start(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGroupStart();
+    cubind_result = call_ncclGroupStart();
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != ncclSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_group_start(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGroupStart();
+    return call_ncclGroupStart();
+}
+
 typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
 
-ncclResult_t cubind_nccl_group_end(void)
+/* The call itself, shared by cubind_nccl_group_end and its traced path. */
+static inline ncclResult_t call_ncclGroupEnd(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[39], 39, &cubind_unavailable);
@@ -735,9 +1842,32 @@ ncclResult_t cubind_nccl_group_end(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGroupEnd();
+    cubind_result = call_ncclGroupEnd();
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != ncclSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_group_end(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGroupEnd();
+    return call_ncclGroupEnd();
+}
+
 typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
 
-ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
+/* The call itself, shared by cubind_nccl_group_simulate_end and its traced path. */
+static inline ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[40], 40, &cubind_unavailable);
@@ -748,4 +1878,27 @@ ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
         cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+{
+    cubind__trace_call cubind_call;
+    ncclResult_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
+        return call_ncclGroupSimulateEnd(simInfo);
+    cubind_result = call_ncclGroupSimulateEnd(simInfo);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != ncclSuccess)) {
+        cubind__trace_pointer(&cubind_call, "simInfo", (uintptr_t)simInfo);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_ncclGroupSimulateEnd(simInfo);
+    return call_ncclGroupSimulateEnd(simInfo);
 }

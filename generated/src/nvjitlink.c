@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/nvjitlink.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 14
 
@@ -69,9 +72,27 @@ const cubind__symbol_table cubind__nvjitlink_symbols = {
     CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a nvJitLinkInputType value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "NVJITLINK_INPUT_NONE";
+    case 1: return "NVJITLINK_INPUT_CUBIN";
+    case 2: return "NVJITLINK_INPUT_PTX";
+    case 3: return "NVJITLINK_INPUT_LTOIR";
+    case 4: return "NVJITLINK_INPUT_FATBIN";
+    case 5: return "NVJITLINK_INPUT_OBJECT";
+    case 6: return "NVJITLINK_INPUT_LIBRARY";
+    case 7: return "NVJITLINK_INPUT_INDEX";
+    case 10: return "NVJITLINK_INPUT_ANY";
+    default: return NULL;
+    }
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
 
-nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+/* The call itself, shared by cubind_nvjitlink_create and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[0], 0, &cubind_unavailable);
@@ -84,9 +105,35 @@ nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOpt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkCreate_13_0(handle, numOptions, options);
+    return call___nvJitLinkCreate_13_0(handle, numOptions, options);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
 
-nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
+/* The call itself, shared by cubind_nvjitlink_destroy and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[1], 1, &cubind_unavailable);
@@ -99,9 +146,33 @@ nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkDestroy_13_0(handle);
+    cubind_result = call___nvJitLinkDestroy_13_0(handle);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkDestroy_13_0(handle);
+    return call___nvJitLinkDestroy_13_0(handle);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
-nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+/* The call itself, shared by cubind_nvjitlink_add_data and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[2], 2, &cubind_unavailable);
@@ -114,9 +185,37 @@ nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInput
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
-nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+/* The call itself, shared by cubind_nvjitlink_add_file and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[3], 3, &cubind_unavailable);
@@ -129,9 +228,35 @@ nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInput
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
+        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
 
-nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
+/* The call itself, shared by cubind_nvjitlink_complete and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[4], 4, &cubind_unavailable);
@@ -144,9 +269,33 @@ nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkComplete_13_0(handle);
+    cubind_result = call___nvJitLinkComplete_13_0(handle);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkComplete_13_0(handle);
+    return call___nvJitLinkComplete_13_0(handle);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
 
-nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
+/* The call itself, shared by cubind_nvjitlink_get_linked_cubin_size and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[5], 5, &cubind_unavailable);
@@ -159,9 +308,34 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
 
-nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
+/* The call itself, shared by cubind_nvjitlink_get_linked_cubin and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[6], 6, &cubind_unavailable);
@@ -174,9 +348,34 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
 
-nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
+/* The call itself, shared by cubind_nvjitlink_get_linked_ptx_size and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[7], 7, &cubind_unavailable);
@@ -189,9 +388,34 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, siz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
 
-nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
+/* The call itself, shared by cubind_nvjitlink_get_linked_ptx and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[8], 8, &cubind_unavailable);
@@ -204,9 +428,34 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *pt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
 
-nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
+/* The call itself, shared by cubind_nvjitlink_get_error_log_size and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[9], 9, &cubind_unavailable);
@@ -219,9 +468,34 @@ nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
 
-nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
+/* The call itself, shared by cubind_nvjitlink_get_error_log and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[10], 10, &cubind_unavailable);
@@ -234,9 +508,34 @@ nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetErrorLog_13_0(handle, log);
+    cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetErrorLog_13_0(handle, log);
+    return call___nvJitLinkGetErrorLog_13_0(handle, log);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
 
-nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
+/* The call itself, shared by cubind_nvjitlink_get_info_log_size and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[11], 11, &cubind_unavailable);
@@ -249,9 +548,34 @@ nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
 
-nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
+/* The call itself, shared by cubind_nvjitlink_get_info_log and its traced path. */
+static inline nvJitLinkResult call___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[12], 12, &cubind_unavailable);
@@ -264,9 +588,34 @@ nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call___nvJitLinkGetInfoLog_13_0(handle, log);
+    cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced___nvJitLinkGetInfoLog_13_0(handle, log);
+    return call___nvJitLinkGetInfoLog_13_0(handle, log);
+}
+
 typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
 
-nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
+/* The call itself, shared by cubind_nvjitlink_version and its traced path. */
+static inline nvJitLinkResult call_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__symbol(&cubind__nvjitlink_symbols, &slots[13], 13, &cubind_unavailable);
@@ -277,4 +626,28 @@ nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *mino
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
         cubind__status_error(&cubind__nvjitlink_symbols, 13, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
+{
+    cubind__trace_call cubind_call;
+    nvJitLinkResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
+        return call_nvJitLinkVersion(major, minor);
+    cubind_result = call_nvJitLinkVersion(major, minor);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != NVJITLINK_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
+        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvJitLinkVersion(major, minor);
+    return call_nvJitLinkVersion(major, minor);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/nvrtc.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 24
 
@@ -99,9 +102,36 @@ const cubind__symbol_table cubind__nvrtc_symbols = {
     CUBIND_LIB_NVRTC, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a nvrtcResult value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "NVRTC_SUCCESS";
+    case 1: return "NVRTC_ERROR_OUT_OF_MEMORY";
+    case 2: return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
+    case 3: return "NVRTC_ERROR_INVALID_INPUT";
+    case 4: return "NVRTC_ERROR_INVALID_PROGRAM";
+    case 5: return "NVRTC_ERROR_INVALID_OPTION";
+    case 6: return "NVRTC_ERROR_COMPILATION";
+    case 7: return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
+    case 8: return "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION";
+    case 9: return "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION";
+    case 10: return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
+    case 11: return "NVRTC_ERROR_INTERNAL_ERROR";
+    case 12: return "NVRTC_ERROR_TIME_FILE_WRITE_FAILED";
+    case 13: return "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED";
+    case 14: return "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED";
+    case 15: return "NVRTC_ERROR_PCH_CREATE";
+    case 16: return "NVRTC_ERROR_CANCELLED";
+    case 17: return "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED";
+    default: return NULL;
+    }
+}
+
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
 
-const char *cubind_nvrtc_get_error_string(nvrtcResult result)
+/* The call itself, shared by cubind_nvrtc_get_error_string and its traced path. */
+static inline const char *call_nvrtcGetErrorString(nvrtcResult result)
 {
     cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[0], 0, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -109,9 +139,33 @@ const char *cubind_nvrtc_get_error_string(nvrtcResult result)
     return cubind_fn(result);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetErrorString(result);
+    cubind_result = call_nvrtcGetErrorString(result);
+    if (cubind__trace_wanted(&cubind_call, names[0], 0)) {
+        cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_nvrtc_get_error_string(nvrtcResult result)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetErrorString(result);
+    return call_nvrtcGetErrorString(result);
+}
+
 typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
 
-nvrtcResult cubind_nvrtc_version(int *major, int *minor)
+/* The call itself, shared by cubind_nvrtc_version and its traced path. */
+static inline nvrtcResult call_nvrtcVersion(int *major, int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[1], 1, &cubind_unavailable);
@@ -124,9 +178,34 @@ nvrtcResult cubind_nvrtc_version(int *major, int *minor)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcVersion(major, minor);
+    cubind_result = call_nvrtcVersion(major, minor);
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
+        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_version(int *major, int *minor)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcVersion(major, minor);
+    return call_nvrtcVersion(major, minor);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
 
-nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
+/* The call itself, shared by cubind_nvrtc_get_num_supported_archs and its traced path. */
+static inline nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[2], 2, &cubind_unavailable);
@@ -139,9 +218,33 @@ nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetNumSupportedArchs(numArchs);
+    cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "numArchs", (uintptr_t)numArchs);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetNumSupportedArchs(numArchs);
+    return call_nvrtcGetNumSupportedArchs(numArchs);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
 
-nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
+/* The call itself, shared by cubind_nvrtc_get_supported_archs and its traced path. */
+static inline nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[3], 3, &cubind_unavailable);
@@ -154,9 +257,33 @@ nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetSupportedArchs(supportedArchs);
+    cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "supportedArchs", (uintptr_t)supportedArchs);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetSupportedArchs(supportedArchs);
+    return call_nvrtcGetSupportedArchs(supportedArchs);
+}
+
 typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
 
-nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+/* The call itself, shared by cubind_nvrtc_create_program and its traced path. */
+static inline nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[4], 4, &cubind_unavailable);
@@ -169,9 +296,38 @@ nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_signed(&cubind_call, "numHeaders", (long long)numHeaders);
+        cubind__trace_pointer(&cubind_call, "headers", (uintptr_t)headers);
+        cubind__trace_pointer(&cubind_call, "includeNames", (uintptr_t)includeNames);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+}
+
 typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
 
-nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
+/* The call itself, shared by cubind_nvrtc_destroy_program and its traced path. */
+static inline nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[5], 5, &cubind_unavailable);
@@ -184,9 +340,33 @@ nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcDestroyProgram(prog);
+    cubind_result = call_nvrtcDestroyProgram(prog);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcDestroyProgram(prog);
+    return call_nvrtcDestroyProgram(prog);
+}
+
 typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
 
-nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
+/* The call itself, shared by cubind_nvrtc_compile_program and its traced path. */
+static inline nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[6], 6, &cubind_unavailable);
@@ -199,9 +379,35 @@ nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcCompileProgram(prog, numOptions, options);
+    cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_signed(&cubind_call, "numOptions", (long long)numOptions);
+        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcCompileProgram(prog, numOptions, options);
+    return call_nvrtcCompileProgram(prog, numOptions, options);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
 
-nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
+/* The call itself, shared by cubind_nvrtc_get_ptx_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[7], 7, &cubind_unavailable);
@@ -214,9 +420,34 @@ nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "ptxSizeRet", (uintptr_t)ptxSizeRet);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetPTXSize(prog, ptxSizeRet);
+    return call_nvrtcGetPTXSize(prog, ptxSizeRet);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
 
-nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
+/* The call itself, shared by cubind_nvrtc_get_ptx and its traced path. */
+static inline nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[8], 8, &cubind_unavailable);
@@ -229,9 +460,34 @@ nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetPTX(prog, ptx);
+    cubind_result = call_nvrtcGetPTX(prog, ptx);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetPTX(prog, ptx);
+    return call_nvrtcGetPTX(prog, ptx);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
 
-nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
+/* The call itself, shared by cubind_nvrtc_get_cubin_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[9], 9, &cubind_unavailable);
@@ -244,9 +500,34 @@ nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "cubinSizeRet", (uintptr_t)cubinSizeRet);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
 
-nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
+/* The call itself, shared by cubind_nvrtc_get_cubin and its traced path. */
+static inline nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[10], 10, &cubind_unavailable);
@@ -259,9 +540,34 @@ nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetCUBIN(prog, cubin);
+    cubind_result = call_nvrtcGetCUBIN(prog, cubin);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetCUBIN(prog, cubin);
+    return call_nvrtcGetCUBIN(prog, cubin);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
 
-nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
+/* The call itself, shared by cubind_nvrtc_get_ltoir_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[11], 11, &cubind_unavailable);
@@ -274,9 +580,34 @@ nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "LTOIRSizeRet", (uintptr_t)LTOIRSizeRet);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
 
-nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
+/* The call itself, shared by cubind_nvrtc_get_ltoir and its traced path. */
+static inline nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[12], 12, &cubind_unavailable);
@@ -289,9 +620,34 @@ nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetLTOIR(prog, LTOIR);
+    cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "LTOIR", (uintptr_t)LTOIR);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetLTOIR(prog, LTOIR);
+    return call_nvrtcGetLTOIR(prog, LTOIR);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
 
-nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
+/* The call itself, shared by cubind_nvrtc_get_opti_xir_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[13], 13, &cubind_unavailable);
@@ -304,9 +660,34 @@ nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSiz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "optixirSizeRet", (uintptr_t)optixirSizeRet);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
 
-nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
+/* The call itself, shared by cubind_nvrtc_get_opti_xir and its traced path. */
+static inline nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[14], 14, &cubind_unavailable);
@@ -319,9 +700,34 @@ nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetOptiXIR(prog, optixir);
+    cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "optixir", (uintptr_t)optixir);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetOptiXIR(prog, optixir);
+    return call_nvrtcGetOptiXIR(prog, optixir);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
 
-nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
+/* The call itself, shared by cubind_nvrtc_get_program_log_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[15], 15, &cubind_unavailable);
@@ -334,9 +740,34 @@ nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSize
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "logSizeRet", (uintptr_t)logSizeRet);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetProgramLogSize(prog, logSizeRet);
+    return call_nvrtcGetProgramLogSize(prog, logSizeRet);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
 
-nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
+/* The call itself, shared by cubind_nvrtc_get_program_log and its traced path. */
+static inline nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[16], 16, &cubind_unavailable);
@@ -349,9 +780,34 @@ nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetProgramLog(prog, log);
+    cubind_result = call_nvrtcGetProgramLog(prog, log);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetProgramLog(prog, log);
+    return call_nvrtcGetProgramLog(prog, log);
+}
+
 typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
 
-nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
+/* The call itself, shared by cubind_nvrtc_add_name_expression and its traced path. */
+static inline nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[17], 17, &cubind_unavailable);
@@ -364,9 +820,34 @@ nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcAddNameExpression(prog, name_expression);
+    cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcAddNameExpression(prog, name_expression);
+    return call_nvrtcAddNameExpression(prog, name_expression);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
 
-nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+/* The call itself, shared by cubind_nvrtc_get_lowered_name and its traced path. */
+static inline nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[18], 18, &cubind_unavailable);
@@ -379,9 +860,35 @@ nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const n
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
+        cubind__trace_pointer(&cubind_call, "lowered_name", (uintptr_t)lowered_name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
 
-nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
+/* The call itself, shared by cubind_nvrtc_get_pch_heap_size and its traced path. */
+static inline nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[19], 19, &cubind_unavailable);
@@ -394,9 +901,33 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetPCHHeapSize(ret);
+    cubind_result = call_nvrtcGetPCHHeapSize(ret);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "ret", (uintptr_t)ret);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetPCHHeapSize(ret);
+    return call_nvrtcGetPCHHeapSize(ret);
+}
+
 typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
 
-nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
+/* The call itself, shared by cubind_nvrtc_set_pch_heap_size and its traced path. */
+static inline nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[20], 20, &cubind_unavailable);
@@ -409,9 +940,33 @@ nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcSetPCHHeapSize(size);
+    cubind_result = call_nvrtcSetPCHHeapSize(size);
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcSetPCHHeapSize(size);
+    return call_nvrtcSetPCHHeapSize(size);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
 
-nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
+/* The call itself, shared by cubind_nvrtc_get_pch_create_status and its traced path. */
+static inline nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[21], 21, &cubind_unavailable);
@@ -424,9 +979,33 @@ nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetPCHCreateStatus(prog);
+    cubind_result = call_nvrtcGetPCHCreateStatus(prog);
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetPCHCreateStatus(prog);
+    return call_nvrtcGetPCHCreateStatus(prog);
+}
+
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
 
-nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
+/* The call itself, shared by cubind_nvrtc_get_pch_heap_size_required and its traced path. */
+static inline nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[22], 22, &cubind_unavailable);
@@ -439,9 +1018,34 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcGetPCHHeapSizeRequired(prog, size);
+    return call_nvrtcGetPCHHeapSizeRequired(prog, size);
+}
+
 typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 
-nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+/* The call itself, shared by cubind_nvrtc_set_flow_callback and its traced path. */
+static inline nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[23], 23, &cubind_unavailable);
@@ -452,4 +1056,29 @@ nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(vo
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
         cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+{
+    cubind__trace_call cubind_call;
+    nvrtcResult cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
+        return call_nvrtcSetFlowCallback(prog, callback, payload);
+    cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
+    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != NVRTC_SUCCESS)) {
+        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_pointer(&cubind_call, "payload", (uintptr_t)payload);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_nvrtcSetFlowCallback(prog, callback, payload);
+    return call_nvrtcSetFlowCallback(prog, callback, payload);
 }

@@ -8,7 +8,10 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/runtime.h"
+#include <stdint.h>
+
 #include "internal.h"
+#include "trace.h"
 
 #define SYMBOL_COUNT 310
 
@@ -957,9 +960,556 @@ const cubind__symbol_table cubind__runtime_symbols = {
     CUBIND_LIB_RUNTIME, SYMBOL_COUNT, symbols, names, cubind_names, slots,
 };
 
+/* Tracing: the name of a cudaLimit value, NULL when it is none of the constants. */
+static const char *trace_enum_0(long long value)
+{
+    switch (value) {
+    case 0: return "cudaLimitStackSize";
+    case 1: return "cudaLimitPrintfFifoSize";
+    case 2: return "cudaLimitMallocHeapSize";
+    case 3: return "cudaLimitDevRuntimeSyncDepth";
+    case 4: return "cudaLimitDevRuntimePendingLaunchCount";
+    case 5: return "cudaLimitMaxL2FetchGranularity";
+    case 6: return "cudaLimitPersistingL2CacheSize";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaFuncCache value, NULL when it is none of the constants. */
+static const char *trace_enum_1(long long value)
+{
+    switch (value) {
+    case 0: return "cudaFuncCachePreferNone";
+    case 1: return "cudaFuncCachePreferShared";
+    case 2: return "cudaFuncCachePreferL1";
+    case 3: return "cudaFuncCachePreferEqual";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaFlushGPUDirectRDMAWritesTarget value, NULL when it is none of the constants. */
+static const char *trace_enum_2(long long value)
+{
+    switch (value) {
+    case 0: return "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaFlushGPUDirectRDMAWritesScope value, NULL when it is none of the constants. */
+static const char *trace_enum_3(long long value)
+{
+    switch (value) {
+    case 100: return "cudaFlushGPUDirectRDMAWritesToOwner";
+    case 200: return "cudaFlushGPUDirectRDMAWritesToAllDevices";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaSharedMemConfig value, NULL when it is none of the constants. */
+static const char *trace_enum_4(long long value)
+{
+    switch (value) {
+    case 0: return "cudaSharedMemBankSizeDefault";
+    case 1: return "cudaSharedMemBankSizeFourByte";
+    case 2: return "cudaSharedMemBankSizeEightByte";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaError value, NULL when it is none of the constants. */
+static const char *trace_enum_5(long long value)
+{
+    switch (value) {
+    case 0: return "cudaSuccess";
+    case 1: return "cudaErrorInvalidValue";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 3: return "cudaErrorInitializationError";
+    case 4: return "cudaErrorCudartUnloading";
+    case 5: return "cudaErrorProfilerDisabled";
+    case 6: return "cudaErrorProfilerNotInitialized";
+    case 7: return "cudaErrorProfilerAlreadyStarted";
+    case 8: return "cudaErrorProfilerAlreadyStopped";
+    case 9: return "cudaErrorInvalidConfiguration";
+    case 12: return "cudaErrorInvalidPitchValue";
+    case 13: return "cudaErrorInvalidSymbol";
+    case 16: return "cudaErrorInvalidHostPointer";
+    case 17: return "cudaErrorInvalidDevicePointer";
+    case 18: return "cudaErrorInvalidTexture";
+    case 19: return "cudaErrorInvalidTextureBinding";
+    case 20: return "cudaErrorInvalidChannelDescriptor";
+    case 21: return "cudaErrorInvalidMemcpyDirection";
+    case 22: return "cudaErrorAddressOfConstant";
+    case 23: return "cudaErrorTextureFetchFailed";
+    case 24: return "cudaErrorTextureNotBound";
+    case 25: return "cudaErrorSynchronizationError";
+    case 26: return "cudaErrorInvalidFilterSetting";
+    case 27: return "cudaErrorInvalidNormSetting";
+    case 28: return "cudaErrorMixedDeviceExecution";
+    case 31: return "cudaErrorNotYetImplemented";
+    case 32: return "cudaErrorMemoryValueTooLarge";
+    case 34: return "cudaErrorStubLibrary";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 36: return "cudaErrorCallRequiresNewerDriver";
+    case 37: return "cudaErrorInvalidSurface";
+    case 43: return "cudaErrorDuplicateVariableName";
+    case 44: return "cudaErrorDuplicateTextureName";
+    case 45: return "cudaErrorDuplicateSurfaceName";
+    case 46: return "cudaErrorDevicesUnavailable";
+    case 49: return "cudaErrorIncompatibleDriverContext";
+    case 52: return "cudaErrorMissingConfiguration";
+    case 53: return "cudaErrorPriorLaunchFailure";
+    case 65: return "cudaErrorLaunchMaxDepthExceeded";
+    case 66: return "cudaErrorLaunchFileScopedTex";
+    case 67: return "cudaErrorLaunchFileScopedSurf";
+    case 68: return "cudaErrorSyncDepthExceeded";
+    case 69: return "cudaErrorLaunchPendingCountExceeded";
+    case 98: return "cudaErrorInvalidDeviceFunction";
+    case 100: return "cudaErrorNoDevice";
+    case 101: return "cudaErrorInvalidDevice";
+    case 102: return "cudaErrorDeviceNotLicensed";
+    case 103: return "cudaErrorSoftwareValidityNotEstablished";
+    case 127: return "cudaErrorStartupFailure";
+    case 200: return "cudaErrorInvalidKernelImage";
+    case 201: return "cudaErrorDeviceUninitialized";
+    case 205: return "cudaErrorMapBufferObjectFailed";
+    case 206: return "cudaErrorUnmapBufferObjectFailed";
+    case 207: return "cudaErrorArrayIsMapped";
+    case 208: return "cudaErrorAlreadyMapped";
+    case 209: return "cudaErrorNoKernelImageForDevice";
+    case 210: return "cudaErrorAlreadyAcquired";
+    case 211: return "cudaErrorNotMapped";
+    case 212: return "cudaErrorNotMappedAsArray";
+    case 213: return "cudaErrorNotMappedAsPointer";
+    case 214: return "cudaErrorECCUncorrectable";
+    case 215: return "cudaErrorUnsupportedLimit";
+    case 216: return "cudaErrorDeviceAlreadyInUse";
+    case 217: return "cudaErrorPeerAccessUnsupported";
+    case 218: return "cudaErrorInvalidPtx";
+    case 219: return "cudaErrorInvalidGraphicsContext";
+    case 220: return "cudaErrorNvlinkUncorrectable";
+    case 221: return "cudaErrorJitCompilerNotFound";
+    case 222: return "cudaErrorUnsupportedPtxVersion";
+    case 223: return "cudaErrorJitCompilationDisabled";
+    case 224: return "cudaErrorUnsupportedExecAffinity";
+    case 225: return "cudaErrorUnsupportedDevSideSync";
+    case 226: return "cudaErrorContained";
+    case 300: return "cudaErrorInvalidSource";
+    case 301: return "cudaErrorFileNotFound";
+    case 302: return "cudaErrorSharedObjectSymbolNotFound";
+    case 303: return "cudaErrorSharedObjectInitFailed";
+    case 304: return "cudaErrorOperatingSystem";
+    case 400: return "cudaErrorInvalidResourceHandle";
+    case 401: return "cudaErrorIllegalState";
+    case 402: return "cudaErrorLossyQuery";
+    case 500: return "cudaErrorSymbolNotFound";
+    case 600: return "cudaErrorNotReady";
+    case 700: return "cudaErrorIllegalAddress";
+    case 701: return "cudaErrorLaunchOutOfResources";
+    case 702: return "cudaErrorLaunchTimeout";
+    case 703: return "cudaErrorLaunchIncompatibleTexturing";
+    case 704: return "cudaErrorPeerAccessAlreadyEnabled";
+    case 705: return "cudaErrorPeerAccessNotEnabled";
+    case 708: return "cudaErrorSetOnActiveProcess";
+    case 709: return "cudaErrorContextIsDestroyed";
+    case 710: return "cudaErrorAssert";
+    case 711: return "cudaErrorTooManyPeers";
+    case 712: return "cudaErrorHostMemoryAlreadyRegistered";
+    case 713: return "cudaErrorHostMemoryNotRegistered";
+    case 714: return "cudaErrorHardwareStackError";
+    case 715: return "cudaErrorIllegalInstruction";
+    case 716: return "cudaErrorMisalignedAddress";
+    case 717: return "cudaErrorInvalidAddressSpace";
+    case 718: return "cudaErrorInvalidPc";
+    case 719: return "cudaErrorLaunchFailure";
+    case 720: return "cudaErrorCooperativeLaunchTooLarge";
+    case 721: return "cudaErrorTensorMemoryLeak";
+    case 800: return "cudaErrorNotPermitted";
+    case 801: return "cudaErrorNotSupported";
+    case 802: return "cudaErrorSystemNotReady";
+    case 803: return "cudaErrorSystemDriverMismatch";
+    case 804: return "cudaErrorCompatNotSupportedOnDevice";
+    case 805: return "cudaErrorMpsConnectionFailed";
+    case 806: return "cudaErrorMpsRpcFailure";
+    case 807: return "cudaErrorMpsServerNotReady";
+    case 808: return "cudaErrorMpsMaxClientsReached";
+    case 809: return "cudaErrorMpsMaxConnectionsReached";
+    case 810: return "cudaErrorMpsClientTerminated";
+    case 811: return "cudaErrorCdpNotSupported";
+    case 812: return "cudaErrorCdpVersionMismatch";
+    case 900: return "cudaErrorStreamCaptureUnsupported";
+    case 901: return "cudaErrorStreamCaptureInvalidated";
+    case 902: return "cudaErrorStreamCaptureMerge";
+    case 903: return "cudaErrorStreamCaptureUnmatched";
+    case 904: return "cudaErrorStreamCaptureUnjoined";
+    case 905: return "cudaErrorStreamCaptureIsolation";
+    case 906: return "cudaErrorStreamCaptureImplicit";
+    case 907: return "cudaErrorCapturedEvent";
+    case 908: return "cudaErrorStreamCaptureWrongThread";
+    case 909: return "cudaErrorTimeout";
+    case 910: return "cudaErrorGraphExecUpdateFailure";
+    case 911: return "cudaErrorExternalDevice";
+    case 912: return "cudaErrorInvalidClusterSize";
+    case 913: return "cudaErrorFunctionNotLoaded";
+    case 914: return "cudaErrorInvalidResourceType";
+    case 915: return "cudaErrorInvalidResourceConfiguration";
+    case 999: return "cudaErrorUnknown";
+    case 10000: return "cudaErrorApiFailureBase";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaDeviceAttr value, NULL when it is none of the constants. */
+static const char *trace_enum_6(long long value)
+{
+    switch (value) {
+    case 1: return "cudaDevAttrMaxThreadsPerBlock";
+    case 2: return "cudaDevAttrMaxBlockDimX";
+    case 3: return "cudaDevAttrMaxBlockDimY";
+    case 4: return "cudaDevAttrMaxBlockDimZ";
+    case 5: return "cudaDevAttrMaxGridDimX";
+    case 6: return "cudaDevAttrMaxGridDimY";
+    case 7: return "cudaDevAttrMaxGridDimZ";
+    case 8: return "cudaDevAttrMaxSharedMemoryPerBlock";
+    case 9: return "cudaDevAttrTotalConstantMemory";
+    case 10: return "cudaDevAttrWarpSize";
+    case 11: return "cudaDevAttrMaxPitch";
+    case 12: return "cudaDevAttrMaxRegistersPerBlock";
+    case 13: return "cudaDevAttrClockRate";
+    case 14: return "cudaDevAttrTextureAlignment";
+    case 15: return "cudaDevAttrGpuOverlap";
+    case 16: return "cudaDevAttrMultiProcessorCount";
+    case 17: return "cudaDevAttrKernelExecTimeout";
+    case 18: return "cudaDevAttrIntegrated";
+    case 19: return "cudaDevAttrCanMapHostMemory";
+    case 20: return "cudaDevAttrComputeMode";
+    case 21: return "cudaDevAttrMaxTexture1DWidth";
+    case 22: return "cudaDevAttrMaxTexture2DWidth";
+    case 23: return "cudaDevAttrMaxTexture2DHeight";
+    case 24: return "cudaDevAttrMaxTexture3DWidth";
+    case 25: return "cudaDevAttrMaxTexture3DHeight";
+    case 26: return "cudaDevAttrMaxTexture3DDepth";
+    case 27: return "cudaDevAttrMaxTexture2DLayeredWidth";
+    case 28: return "cudaDevAttrMaxTexture2DLayeredHeight";
+    case 29: return "cudaDevAttrMaxTexture2DLayeredLayers";
+    case 30: return "cudaDevAttrSurfaceAlignment";
+    case 31: return "cudaDevAttrConcurrentKernels";
+    case 32: return "cudaDevAttrEccEnabled";
+    case 33: return "cudaDevAttrPciBusId";
+    case 34: return "cudaDevAttrPciDeviceId";
+    case 35: return "cudaDevAttrTccDriver";
+    case 36: return "cudaDevAttrMemoryClockRate";
+    case 37: return "cudaDevAttrGlobalMemoryBusWidth";
+    case 38: return "cudaDevAttrL2CacheSize";
+    case 39: return "cudaDevAttrMaxThreadsPerMultiProcessor";
+    case 40: return "cudaDevAttrAsyncEngineCount";
+    case 41: return "cudaDevAttrUnifiedAddressing";
+    case 42: return "cudaDevAttrMaxTexture1DLayeredWidth";
+    case 43: return "cudaDevAttrMaxTexture1DLayeredLayers";
+    case 45: return "cudaDevAttrMaxTexture2DGatherWidth";
+    case 46: return "cudaDevAttrMaxTexture2DGatherHeight";
+    case 47: return "cudaDevAttrMaxTexture3DWidthAlt";
+    case 48: return "cudaDevAttrMaxTexture3DHeightAlt";
+    case 49: return "cudaDevAttrMaxTexture3DDepthAlt";
+    case 50: return "cudaDevAttrPciDomainId";
+    case 51: return "cudaDevAttrTexturePitchAlignment";
+    case 52: return "cudaDevAttrMaxTextureCubemapWidth";
+    case 53: return "cudaDevAttrMaxTextureCubemapLayeredWidth";
+    case 54: return "cudaDevAttrMaxTextureCubemapLayeredLayers";
+    case 55: return "cudaDevAttrMaxSurface1DWidth";
+    case 56: return "cudaDevAttrMaxSurface2DWidth";
+    case 57: return "cudaDevAttrMaxSurface2DHeight";
+    case 58: return "cudaDevAttrMaxSurface3DWidth";
+    case 59: return "cudaDevAttrMaxSurface3DHeight";
+    case 60: return "cudaDevAttrMaxSurface3DDepth";
+    case 61: return "cudaDevAttrMaxSurface1DLayeredWidth";
+    case 62: return "cudaDevAttrMaxSurface1DLayeredLayers";
+    case 63: return "cudaDevAttrMaxSurface2DLayeredWidth";
+    case 64: return "cudaDevAttrMaxSurface2DLayeredHeight";
+    case 65: return "cudaDevAttrMaxSurface2DLayeredLayers";
+    case 66: return "cudaDevAttrMaxSurfaceCubemapWidth";
+    case 67: return "cudaDevAttrMaxSurfaceCubemapLayeredWidth";
+    case 68: return "cudaDevAttrMaxSurfaceCubemapLayeredLayers";
+    case 69: return "cudaDevAttrMaxTexture1DLinearWidth";
+    case 70: return "cudaDevAttrMaxTexture2DLinearWidth";
+    case 71: return "cudaDevAttrMaxTexture2DLinearHeight";
+    case 72: return "cudaDevAttrMaxTexture2DLinearPitch";
+    case 73: return "cudaDevAttrMaxTexture2DMipmappedWidth";
+    case 74: return "cudaDevAttrMaxTexture2DMipmappedHeight";
+    case 75: return "cudaDevAttrComputeCapabilityMajor";
+    case 76: return "cudaDevAttrComputeCapabilityMinor";
+    case 77: return "cudaDevAttrMaxTexture1DMipmappedWidth";
+    case 78: return "cudaDevAttrStreamPrioritiesSupported";
+    case 79: return "cudaDevAttrGlobalL1CacheSupported";
+    case 80: return "cudaDevAttrLocalL1CacheSupported";
+    case 81: return "cudaDevAttrMaxSharedMemoryPerMultiprocessor";
+    case 82: return "cudaDevAttrMaxRegistersPerMultiprocessor";
+    case 83: return "cudaDevAttrManagedMemory";
+    case 84: return "cudaDevAttrIsMultiGpuBoard";
+    case 85: return "cudaDevAttrMultiGpuBoardGroupID";
+    case 86: return "cudaDevAttrHostNativeAtomicSupported";
+    case 87: return "cudaDevAttrSingleToDoublePrecisionPerfRatio";
+    case 88: return "cudaDevAttrPageableMemoryAccess";
+    case 89: return "cudaDevAttrConcurrentManagedAccess";
+    case 90: return "cudaDevAttrComputePreemptionSupported";
+    case 91: return "cudaDevAttrCanUseHostPointerForRegisteredMem";
+    case 92: return "cudaDevAttrReserved92";
+    case 93: return "cudaDevAttrReserved93";
+    case 94: return "cudaDevAttrReserved94";
+    case 95: return "cudaDevAttrCooperativeLaunch";
+    case 96: return "cudaDevAttrReserved96";
+    case 97: return "cudaDevAttrMaxSharedMemoryPerBlockOptin";
+    case 98: return "cudaDevAttrCanFlushRemoteWrites";
+    case 99: return "cudaDevAttrHostRegisterSupported";
+    case 100: return "cudaDevAttrPageableMemoryAccessUsesHostPageTables";
+    case 101: return "cudaDevAttrDirectManagedMemAccessFromHost";
+    case 106: return "cudaDevAttrMaxBlocksPerMultiprocessor";
+    case 108: return "cudaDevAttrMaxPersistingL2CacheSize";
+    case 109: return "cudaDevAttrMaxAccessPolicyWindowSize";
+    case 111: return "cudaDevAttrReservedSharedMemoryPerBlock";
+    case 112: return "cudaDevAttrSparseCudaArraySupported";
+    case 113: return "cudaDevAttrHostRegisterReadOnlySupported";
+    case 114: return "cudaDevAttrTimelineSemaphoreInteropSupported";
+    case 115: return "cudaDevAttrMemoryPoolsSupported";
+    case 116: return "cudaDevAttrGPUDirectRDMASupported";
+    case 117: return "cudaDevAttrGPUDirectRDMAFlushWritesOptions";
+    case 118: return "cudaDevAttrGPUDirectRDMAWritesOrdering";
+    case 119: return "cudaDevAttrMemoryPoolSupportedHandleTypes";
+    case 120: return "cudaDevAttrClusterLaunch";
+    case 121: return "cudaDevAttrDeferredMappingCudaArraySupported";
+    case 122: return "cudaDevAttrReserved122";
+    case 123: return "cudaDevAttrReserved123";
+    case 124: return "cudaDevAttrReserved124";
+    case 125: return "cudaDevAttrIpcEventSupport";
+    case 126: return "cudaDevAttrMemSyncDomainCount";
+    case 127: return "cudaDevAttrReserved127";
+    case 128: return "cudaDevAttrReserved128";
+    case 129: return "cudaDevAttrReserved129";
+    case 130: return "cudaDevAttrNumaConfig";
+    case 131: return "cudaDevAttrNumaId";
+    case 132: return "cudaDevAttrReserved132";
+    case 133: return "cudaDevAttrMpsEnabled";
+    case 134: return "cudaDevAttrHostNumaId";
+    case 135: return "cudaDevAttrD3D12CigSupported";
+    case 138: return "cudaDevAttrVulkanCigSupported";
+    case 139: return "cudaDevAttrGpuPciDeviceId";
+    case 140: return "cudaDevAttrGpuPciSubsystemId";
+    case 141: return "cudaDevAttrReserved141";
+    case 142: return "cudaDevAttrHostNumaMemoryPoolsSupported";
+    case 143: return "cudaDevAttrHostNumaMultinodeIpcSupported";
+    case 144: return "cudaDevAttrHostMemoryPoolsSupported";
+    case 145: return "cudaDevAttrReserved145";
+    case 147: return "cudaDevAttrOnlyPartialHostNativeAtomicSupported";
+    case 148: return "cudaDevAttrMax";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaDeviceP2PAttr value, NULL when it is none of the constants. */
+static const char *trace_enum_7(long long value)
+{
+    switch (value) {
+    case 1: return "cudaDevP2PAttrPerformanceRank";
+    case 2: return "cudaDevP2PAttrAccessSupported";
+    case 3: return "cudaDevP2PAttrNativeAtomicSupported";
+    case 4: return "cudaDevP2PAttrCudaArrayAccessSupported";
+    case 5: return "cudaDevP2PAttrOnlyPartialNativeAtomicSupported";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaLaunchAttributeID value, NULL when it is none of the constants. */
+static const char *trace_enum_8(long long value)
+{
+    switch (value) {
+    case 0: return "cudaLaunchAttributeIgnore";
+    case 1: return "cudaLaunchAttributeAccessPolicyWindow";
+    case 2: return "cudaLaunchAttributeCooperative";
+    case 3: return "cudaLaunchAttributeSynchronizationPolicy";
+    case 4: return "cudaLaunchAttributeClusterDimension";
+    case 5: return "cudaLaunchAttributeClusterSchedulingPolicyPreference";
+    case 6: return "cudaLaunchAttributeProgrammaticStreamSerialization";
+    case 7: return "cudaLaunchAttributeProgrammaticEvent";
+    case 8: return "cudaLaunchAttributePriority";
+    case 9: return "cudaLaunchAttributeMemSyncDomainMap";
+    case 10: return "cudaLaunchAttributeMemSyncDomain";
+    case 11: return "cudaLaunchAttributePreferredClusterDimension";
+    case 12: return "cudaLaunchAttributeLaunchCompletionEvent";
+    case 13: return "cudaLaunchAttributeDeviceUpdatableKernelNode";
+    case 14: return "cudaLaunchAttributePreferredSharedMemoryCarveout";
+    case 16: return "cudaLaunchAttributeNvlinkUtilCentricScheduling";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaStreamCaptureMode value, NULL when it is none of the constants. */
+static const char *trace_enum_9(long long value)
+{
+    switch (value) {
+    case 0: return "cudaStreamCaptureModeGlobal";
+    case 1: return "cudaStreamCaptureModeThreadLocal";
+    case 2: return "cudaStreamCaptureModeRelaxed";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaFuncAttribute value, NULL when it is none of the constants. */
+static const char *trace_enum_10(long long value)
+{
+    switch (value) {
+    case 8: return "cudaFuncAttributeMaxDynamicSharedMemorySize";
+    case 9: return "cudaFuncAttributePreferredSharedMemoryCarveout";
+    case 10: return "cudaFuncAttributeClusterDimMustBeSet";
+    case 11: return "cudaFuncAttributeRequiredClusterWidth";
+    case 12: return "cudaFuncAttributeRequiredClusterHeight";
+    case 13: return "cudaFuncAttributeRequiredClusterDepth";
+    case 14: return "cudaFuncAttributeNonPortableClusterSizeAllowed";
+    case 15: return "cudaFuncAttributeClusterSchedulingPolicyPreference";
+    case 16: return "cudaFuncAttributeMax";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemcpyKind value, NULL when it is none of the constants. */
+static const char *trace_enum_11(long long value)
+{
+    switch (value) {
+    case 0: return "cudaMemcpyHostToHost";
+    case 1: return "cudaMemcpyHostToDevice";
+    case 2: return "cudaMemcpyDeviceToHost";
+    case 3: return "cudaMemcpyDeviceToDevice";
+    case 4: return "cudaMemcpyDefault";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemoryAdvise value, NULL when it is none of the constants. */
+static const char *trace_enum_12(long long value)
+{
+    switch (value) {
+    case 1: return "cudaMemAdviseSetReadMostly";
+    case 2: return "cudaMemAdviseUnsetReadMostly";
+    case 3: return "cudaMemAdviseSetPreferredLocation";
+    case 4: return "cudaMemAdviseUnsetPreferredLocation";
+    case 5: return "cudaMemAdviseSetAccessedBy";
+    case 6: return "cudaMemAdviseUnsetAccessedBy";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemRangeAttribute value, NULL when it is none of the constants. */
+static const char *trace_enum_13(long long value)
+{
+    switch (value) {
+    case 1: return "cudaMemRangeAttributeReadMostly";
+    case 2: return "cudaMemRangeAttributePreferredLocation";
+    case 3: return "cudaMemRangeAttributeAccessedBy";
+    case 4: return "cudaMemRangeAttributeLastPrefetchLocation";
+    case 5: return "cudaMemRangeAttributePreferredLocationType";
+    case 6: return "cudaMemRangeAttributePreferredLocationId";
+    case 7: return "cudaMemRangeAttributeLastPrefetchLocationType";
+    case 8: return "cudaMemRangeAttributeLastPrefetchLocationId";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemPoolAttr value, NULL when it is none of the constants. */
+static const char *trace_enum_14(long long value)
+{
+    switch (value) {
+    case 1: return "cudaMemPoolReuseFollowEventDependencies";
+    case 2: return "cudaMemPoolReuseAllowOpportunistic";
+    case 3: return "cudaMemPoolReuseAllowInternalDependencies";
+    case 4: return "cudaMemPoolAttrReleaseThreshold";
+    case 5: return "cudaMemPoolAttrReservedMemCurrent";
+    case 6: return "cudaMemPoolAttrReservedMemHigh";
+    case 7: return "cudaMemPoolAttrUsedMemCurrent";
+    case 8: return "cudaMemPoolAttrUsedMemHigh";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemAllocationType value, NULL when it is none of the constants. */
+static const char *trace_enum_15(long long value)
+{
+    switch (value) {
+    case 0: return "cudaMemAllocationTypeInvalid";
+    case 1: return "cudaMemAllocationTypePinned";
+    case 2: return "cudaMemAllocationTypeManaged";
+    case 2147483647: return "cudaMemAllocationTypeMax";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaMemAllocationHandleType value, NULL when it is none of the constants. */
+static const char *trace_enum_16(long long value)
+{
+    switch (value) {
+    case 0: return "cudaMemHandleTypeNone";
+    case 1: return "cudaMemHandleTypePosixFileDescriptor";
+    case 2: return "cudaMemHandleTypeWin32";
+    case 4: return "cudaMemHandleTypeWin32Kmt";
+    case 8: return "cudaMemHandleTypeFabric";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaChannelFormatKind value, NULL when it is none of the constants. */
+static const char *trace_enum_17(long long value)
+{
+    switch (value) {
+    case 0: return "cudaChannelFormatKindSigned";
+    case 1: return "cudaChannelFormatKindUnsigned";
+    case 2: return "cudaChannelFormatKindFloat";
+    case 3: return "cudaChannelFormatKindNone";
+    case 4: return "cudaChannelFormatKindNV12";
+    case 5: return "cudaChannelFormatKindUnsignedNormalized8X1";
+    case 6: return "cudaChannelFormatKindUnsignedNormalized8X2";
+    case 7: return "cudaChannelFormatKindUnsignedNormalized8X4";
+    case 8: return "cudaChannelFormatKindUnsignedNormalized16X1";
+    case 9: return "cudaChannelFormatKindUnsignedNormalized16X2";
+    case 10: return "cudaChannelFormatKindUnsignedNormalized16X4";
+    case 11: return "cudaChannelFormatKindSignedNormalized8X1";
+    case 12: return "cudaChannelFormatKindSignedNormalized8X2";
+    case 13: return "cudaChannelFormatKindSignedNormalized8X4";
+    case 14: return "cudaChannelFormatKindSignedNormalized16X1";
+    case 15: return "cudaChannelFormatKindSignedNormalized16X2";
+    case 16: return "cudaChannelFormatKindSignedNormalized16X4";
+    case 17: return "cudaChannelFormatKindUnsignedBlockCompressed1";
+    case 18: return "cudaChannelFormatKindUnsignedBlockCompressed1SRGB";
+    case 19: return "cudaChannelFormatKindUnsignedBlockCompressed2";
+    case 20: return "cudaChannelFormatKindUnsignedBlockCompressed2SRGB";
+    case 21: return "cudaChannelFormatKindUnsignedBlockCompressed3";
+    case 22: return "cudaChannelFormatKindUnsignedBlockCompressed3SRGB";
+    case 23: return "cudaChannelFormatKindUnsignedBlockCompressed4";
+    case 24: return "cudaChannelFormatKindSignedBlockCompressed4";
+    case 25: return "cudaChannelFormatKindUnsignedBlockCompressed5";
+    case 26: return "cudaChannelFormatKindSignedBlockCompressed5";
+    case 27: return "cudaChannelFormatKindUnsignedBlockCompressed6H";
+    case 28: return "cudaChannelFormatKindSignedBlockCompressed6H";
+    case 29: return "cudaChannelFormatKindUnsignedBlockCompressed7";
+    case 30: return "cudaChannelFormatKindUnsignedBlockCompressed7SRGB";
+    case 31: return "cudaChannelFormatKindUnsignedNormalized1010102";
+    default: return NULL;
+    }
+}
+
+/* Tracing: the name of a cudaGraphMemAttributeType value, NULL when it is none of the constants. */
+static const char *trace_enum_18(long long value)
+{
+    switch (value) {
+    case 0: return "cudaGraphMemAttrUsedMemCurrent";
+    case 1: return "cudaGraphMemAttrUsedMemHigh";
+    case 2: return "cudaGraphMemAttrReservedMemCurrent";
+    case 3: return "cudaGraphMemAttrReservedMemHigh";
+    default: return NULL;
+    }
+}
+
 typedef cudaError_t (*cubind__cudaDeviceReset_fn)(void);
 
-cudaError_t cubind_runtime_device_reset(void)
+/* The call itself, shared by cubind_runtime_device_reset and its traced path. */
+static inline cudaError_t call_cudaDeviceReset(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceReset_fn cubind_fn = (cubind__cudaDeviceReset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[0], 0, &cubind_unavailable);
@@ -972,9 +1522,32 @@ cudaError_t cubind_runtime_device_reset(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceReset(void)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceReset();
+    cubind_result = call_cudaDeviceReset();
+    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != cudaSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_reset(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceReset();
+    return call_cudaDeviceReset();
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSynchronize_fn)(void);
 
-cudaError_t cubind_runtime_device_synchronize(void)
+/* The call itself, shared by cubind_runtime_device_synchronize and its traced path. */
+static inline cudaError_t call_cudaDeviceSynchronize(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSynchronize_fn cubind_fn = (cubind__cudaDeviceSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[1], 1, &cubind_unavailable);
@@ -987,9 +1560,32 @@ cudaError_t cubind_runtime_device_synchronize(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSynchronize(void)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSynchronize();
+    cubind_result = call_cudaDeviceSynchronize();
+    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != cudaSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_synchronize(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSynchronize();
+    return call_cudaDeviceSynchronize();
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSetLimit_fn)(enum cudaLimit limit, size_t value);
 
-cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
+/* The call itself, shared by cubind_runtime_device_set_limit and its traced path. */
+static inline cudaError_t call_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSetLimit_fn cubind_fn = (cubind__cudaDeviceSetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[2], 2, &cubind_unavailable);
@@ -1002,9 +1598,34 @@ cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSetLimit(limit, value);
+    cubind_result = call_cudaDeviceSetLimit(limit, value);
+    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != cudaSuccess)) {
+        cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
+        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSetLimit(limit, value);
+    return call_cudaDeviceSetLimit(limit, value);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetLimit_fn)(size_t *pValue, enum cudaLimit limit);
 
-cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit)
+/* The call itself, shared by cubind_runtime_device_get_limit and its traced path. */
+static inline cudaError_t call_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetLimit_fn cubind_fn = (cubind__cudaDeviceGetLimit_fn)cubind__symbol(&cubind__runtime_symbols, &slots[3], 3, &cubind_unavailable);
@@ -1017,9 +1638,34 @@ cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetLimit(pValue, limit);
+    cubind_result = call_cudaDeviceGetLimit(pValue, limit);
+    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pValue", (uintptr_t)pValue);
+        cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_limit(size_t *pValue, enum cudaLimit limit)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetLimit(pValue, limit);
+    return call_cudaDeviceGetLimit(pValue, limit);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device);
 
-cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
+/* The call itself, shared by cubind_runtime_device_get_texture1_d_linear_max_width and its traced path. */
+static inline cudaError_t call_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn cubind_fn = (cubind__cudaDeviceGetTexture1DLinearMaxWidth_fn)cubind__symbol(&cubind__runtime_symbols, &slots[4], 4, &cubind_unavailable);
@@ -1032,9 +1678,35 @@ cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWid
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    cubind_result = call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
+        cubind__trace_pointer(&cubind_call, "fmtDesc", (uintptr_t)fmtDesc);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    return call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetCacheConfig_fn)(enum cudaFuncCache *pCacheConfig);
 
-cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheConfig)
+/* The call itself, shared by cubind_runtime_device_get_cache_config and its traced path. */
+static inline cudaError_t call_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetCacheConfig_fn cubind_fn = (cubind__cudaDeviceGetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[5], 5, &cubind_unavailable);
@@ -1047,9 +1719,33 @@ cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheCon
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetCacheConfig(pCacheConfig);
+    cubind_result = call_cudaDeviceGetCacheConfig(pCacheConfig);
+    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pCacheConfig", (uintptr_t)pCacheConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_cache_config(enum cudaFuncCache *pCacheConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetCacheConfig(pCacheConfig);
+    return call_cudaDeviceGetCacheConfig(pCacheConfig);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetStreamPriorityRange_fn)(int *leastPriority, int *greatestPriority);
 
-cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, int *greatestPriority)
+/* The call itself, shared by cubind_runtime_device_get_stream_priority_range and its traced path. */
+static inline cudaError_t call_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetStreamPriorityRange_fn cubind_fn = (cubind__cudaDeviceGetStreamPriorityRange_fn)cubind__symbol(&cubind__runtime_symbols, &slots[6], 6, &cubind_unavailable);
@@ -1062,9 +1758,34 @@ cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    cubind_result = call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
+        cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_stream_priority_range(int *leastPriority, int *greatestPriority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    return call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSetCacheConfig_fn)(enum cudaFuncCache cacheConfig);
 
-cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfig)
+/* The call itself, shared by cubind_runtime_device_set_cache_config and its traced path. */
+static inline cudaError_t call_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSetCacheConfig_fn cubind_fn = (cubind__cudaDeviceSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[7], 7, &cubind_unavailable);
@@ -1077,9 +1798,33 @@ cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSetCacheConfig(cacheConfig);
+    cubind_result = call_cudaDeviceSetCacheConfig(cacheConfig);
+    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != cudaSuccess)) {
+        cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_set_cache_config(enum cudaFuncCache cacheConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSetCacheConfig(cacheConfig);
+    return call_cudaDeviceSetCacheConfig(cacheConfig);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetByPCIBusId_fn)(int *device, const char *pciBusId);
 
-cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pciBusId)
+/* The call itself, shared by cubind_runtime_device_get_by_pci_bus_id and its traced path. */
+static inline cudaError_t call_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetByPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetByPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[8], 8, &cubind_unavailable);
@@ -1092,9 +1837,34 @@ cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pci
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetByPCIBusId(device, pciBusId);
+    cubind_result = call_cudaDeviceGetByPCIBusId(device, pciBusId);
+    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_by_pci_bus_id(int *device, const char *pciBusId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetByPCIBusId(device, pciBusId);
+    return call_cudaDeviceGetByPCIBusId(device, pciBusId);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetPCIBusId_fn)(char *pciBusId, int len, int device);
 
-cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int device)
+/* The call itself, shared by cubind_runtime_device_get_pci_bus_id and its traced path. */
+static inline cudaError_t call_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetPCIBusId_fn cubind_fn = (cubind__cudaDeviceGetPCIBusId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[9], 9, &cubind_unavailable);
@@ -1107,9 +1877,35 @@ cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int de
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    cubind_result = call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
+        cubind__trace_signed(&cubind_call, "len", (long long)len);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_pci_bus_id(char *pciBusId, int len, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    return call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+}
+
 typedef cudaError_t (*cubind__cudaIpcGetEventHandle_fn)(cudaIpcEventHandle_t *handle, cudaEvent_t event);
 
-cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_ipc_get_event_handle and its traced path. */
+static inline cudaError_t call_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaIpcGetEventHandle_fn cubind_fn = (cubind__cudaIpcGetEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[10], 10, &cubind_unavailable);
@@ -1122,9 +1918,34 @@ cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaIpcGetEventHandle(handle, event);
+    cubind_result = call_cudaIpcGetEventHandle(handle, event);
+    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ipc_get_event_handle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaIpcGetEventHandle(handle, event);
+    return call_cudaIpcGetEventHandle(handle, event);
+}
+
 typedef cudaError_t (*cubind__cudaIpcOpenEventHandle_fn)(cudaEvent_t *event, cudaIpcEventHandle_t handle);
 
-cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+/* The call itself, shared by cubind_runtime_ipc_open_event_handle and its traced path. */
+static inline cudaError_t call_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaIpcOpenEventHandle_fn cubind_fn = (cubind__cudaIpcOpenEventHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[11], 11, &cubind_unavailable);
@@ -1137,9 +1958,34 @@ cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEven
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaIpcOpenEventHandle(event, handle);
+    cubind_result = call_cudaIpcOpenEventHandle(event, handle);
+    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_record(&cubind_call, "handle");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ipc_open_event_handle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaIpcOpenEventHandle(event, handle);
+    return call_cudaIpcOpenEventHandle(event, handle);
+}
+
 typedef cudaError_t (*cubind__cudaIpcGetMemHandle_fn)(cudaIpcMemHandle_t *handle, void *devPtr);
 
-cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *devPtr)
+/* The call itself, shared by cubind_runtime_ipc_get_mem_handle and its traced path. */
+static inline cudaError_t call_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaIpcGetMemHandle_fn cubind_fn = (cubind__cudaIpcGetMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[12], 12, &cubind_unavailable);
@@ -1152,9 +1998,34 @@ cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaIpcGetMemHandle(handle, devPtr);
+    cubind_result = call_cudaIpcGetMemHandle(handle, devPtr);
+    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ipc_get_mem_handle(cudaIpcMemHandle_t *handle, void *devPtr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaIpcGetMemHandle(handle, devPtr);
+    return call_cudaIpcGetMemHandle(handle, devPtr);
+}
+
 typedef cudaError_t (*cubind__cudaIpcOpenMemHandle_fn)(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);
 
-cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
+/* The call itself, shared by cubind_runtime_ipc_open_mem_handle and its traced path. */
+static inline cudaError_t call_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaIpcOpenMemHandle_fn cubind_fn = (cubind__cudaIpcOpenMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[13], 13, &cubind_unavailable);
@@ -1167,9 +2038,35 @@ cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    cubind_result = call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_record(&cubind_call, "handle");
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ipc_open_mem_handle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    return call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+}
+
 typedef cudaError_t (*cubind__cudaIpcCloseMemHandle_fn)(void *devPtr);
 
-cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
+/* The call itself, shared by cubind_runtime_ipc_close_mem_handle and its traced path. */
+static inline cudaError_t call_cudaIpcCloseMemHandle(void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaIpcCloseMemHandle_fn cubind_fn = (cubind__cudaIpcCloseMemHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[14], 14, &cubind_unavailable);
@@ -1182,9 +2079,33 @@ cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaIpcCloseMemHandle(void *devPtr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaIpcCloseMemHandle(devPtr);
+    cubind_result = call_cudaIpcCloseMemHandle(devPtr);
+    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ipc_close_mem_handle(void *devPtr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaIpcCloseMemHandle(devPtr);
+    return call_cudaIpcCloseMemHandle(devPtr);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope);
 
-cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
+/* The call itself, shared by cubind_runtime_device_flush_gpu_direct_rdma_writes and its traced path. */
+static inline cudaError_t call_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn cubind_fn = (cubind__cudaDeviceFlushGPUDirectRDMAWrites_fn)cubind__symbol(&cubind__runtime_symbols, &slots[15], 15, &cubind_unavailable);
@@ -1197,9 +2118,34 @@ cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPU
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    cubind_result = call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != cudaSuccess)) {
+        cubind__trace_enum(&cubind_call, "target", trace_enum_2((long long)target), (long long)target);
+        cubind__trace_enum(&cubind_call, "scope", trace_enum_3((long long)scope), (long long)scope);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    return call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceRegisterAsyncNotification_fn)(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback);
 
-cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
+/* The call itself, shared by cubind_runtime_device_register_async_notification and its traced path. */
+static inline cudaError_t call_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceRegisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceRegisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[16], 16, &cubind_unavailable);
@@ -1212,9 +2158,36 @@ cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAs
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    cubind_result = call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_register_async_notification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    return call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceUnregisterAsyncNotification_fn)(int device, cudaAsyncCallbackHandle_t callback);
 
-cudaError_t cubind_runtime_device_unregister_async_notification(int device, cudaAsyncCallbackHandle_t callback)
+/* The call itself, shared by cubind_runtime_device_unregister_async_notification and its traced path. */
+static inline cudaError_t call_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceUnregisterAsyncNotification_fn cubind_fn = (cubind__cudaDeviceUnregisterAsyncNotification_fn)cubind__symbol(&cubind__runtime_symbols, &slots[17], 17, &cubind_unavailable);
@@ -1227,9 +2200,34 @@ cudaError_t cubind_runtime_device_unregister_async_notification(int device, cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceUnregisterAsyncNotification(device, callback);
+    cubind_result = call_cudaDeviceUnregisterAsyncNotification(device, callback);
+    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_unregister_async_notification(int device, cudaAsyncCallbackHandle_t callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceUnregisterAsyncNotification(device, callback);
+    return call_cudaDeviceUnregisterAsyncNotification(device, callback);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetSharedMemConfig_fn)(enum cudaSharedMemConfig *pConfig);
 
-cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig *pConfig)
+/* The call itself, shared by cubind_runtime_device_get_shared_mem_config and its traced path. */
+static inline cudaError_t call_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceGetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[18], 18, &cubind_unavailable);
@@ -1242,9 +2240,33 @@ cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetSharedMemConfig(pConfig);
+    cubind_result = call_cudaDeviceGetSharedMemConfig(pConfig);
+    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_shared_mem_config(enum cudaSharedMemConfig *pConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetSharedMemConfig(pConfig);
+    return call_cudaDeviceGetSharedMemConfig(pConfig);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSetSharedMemConfig_fn)(enum cudaSharedMemConfig config);
 
-cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig config)
+/* The call itself, shared by cubind_runtime_device_set_shared_mem_config and its traced path. */
+static inline cudaError_t call_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSetSharedMemConfig_fn cubind_fn = (cubind__cudaDeviceSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[19], 19, &cubind_unavailable);
@@ -1257,9 +2279,33 @@ cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSetSharedMemConfig(config);
+    cubind_result = call_cudaDeviceSetSharedMemConfig(config);
+    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != cudaSuccess)) {
+        cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_set_shared_mem_config(enum cudaSharedMemConfig config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSetSharedMemConfig(config);
+    return call_cudaDeviceSetSharedMemConfig(config);
+}
+
 typedef cudaError_t (*cubind__cudaGetLastError_fn)(void);
 
-cudaError_t cubind_runtime_get_last_error(void)
+/* The call itself, shared by cubind_runtime_get_last_error and its traced path. */
+static inline cudaError_t call_cudaGetLastError(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetLastError_fn cubind_fn = (cubind__cudaGetLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[20], 20, &cubind_unavailable);
@@ -1272,9 +2318,32 @@ cudaError_t cubind_runtime_get_last_error(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetLastError(void)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetLastError();
+    cubind_result = call_cudaGetLastError();
+    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != cudaSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_last_error(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetLastError();
+    return call_cudaGetLastError();
+}
+
 typedef cudaError_t (*cubind__cudaPeekAtLastError_fn)(void);
 
-cudaError_t cubind_runtime_peek_at_last_error(void)
+/* The call itself, shared by cubind_runtime_peek_at_last_error and its traced path. */
+static inline cudaError_t call_cudaPeekAtLastError(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaPeekAtLastError_fn cubind_fn = (cubind__cudaPeekAtLastError_fn)cubind__symbol(&cubind__runtime_symbols, &slots[21], 21, &cubind_unavailable);
@@ -1287,9 +2356,32 @@ cudaError_t cubind_runtime_peek_at_last_error(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaPeekAtLastError(void)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaPeekAtLastError();
+    cubind_result = call_cudaPeekAtLastError();
+    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != cudaSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_peek_at_last_error(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaPeekAtLastError();
+    return call_cudaPeekAtLastError();
+}
+
 typedef const char *(*cubind__cudaGetErrorName_fn)(cudaError_t error);
 
-const char *cubind_runtime_get_error_name(cudaError_t error)
+/* The call itself, shared by cubind_runtime_get_error_name and its traced path. */
+static inline const char *call_cudaGetErrorName(cudaError_t error)
 {
     cubind__cudaGetErrorName_fn cubind_fn = (cubind__cudaGetErrorName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[22], 22, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -1297,9 +2389,33 @@ const char *cubind_runtime_get_error_name(cudaError_t error)
     return cubind_fn(error);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_cudaGetErrorName(cudaError_t error)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetErrorName(error);
+    cubind_result = call_cudaGetErrorName(error);
+    if (cubind__trace_wanted(&cubind_call, names[22], 0)) {
+        cubind__trace_enum(&cubind_call, "error", trace_enum_5((long long)error), (long long)error);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_runtime_get_error_name(cudaError_t error)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetErrorName(error);
+    return call_cudaGetErrorName(error);
+}
+
 typedef const char *(*cubind__cudaGetErrorString_fn)(cudaError_t error);
 
-const char *cubind_runtime_get_error_string(cudaError_t error)
+/* The call itself, shared by cubind_runtime_get_error_string and its traced path. */
+static inline const char *call_cudaGetErrorString(cudaError_t error)
 {
     cubind__cudaGetErrorString_fn cubind_fn = (cubind__cudaGetErrorString_fn)cubind__symbol(&cubind__runtime_symbols, &slots[23], 23, NULL);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
@@ -1307,9 +2423,33 @@ const char *cubind_runtime_get_error_string(cudaError_t error)
     return cubind_fn(error);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD const char *traced_cudaGetErrorString(cudaError_t error)
+{
+    cubind__trace_call cubind_call;
+    const char * cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetErrorString(error);
+    cubind_result = call_cudaGetErrorString(error);
+    if (cubind__trace_wanted(&cubind_call, names[23], 0)) {
+        cubind__trace_enum(&cubind_call, "error", trace_enum_5((long long)error), (long long)error);
+        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+const char *cubind_runtime_get_error_string(cudaError_t error)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetErrorString(error);
+    return call_cudaGetErrorString(error);
+}
+
 typedef cudaError_t (*cubind__cudaGetDeviceCount_fn)(int *count);
 
-cudaError_t cubind_runtime_get_device_count(int *count)
+/* The call itself, shared by cubind_runtime_get_device_count and its traced path. */
+static inline cudaError_t call_cudaGetDeviceCount(int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDeviceCount_fn cubind_fn = (cubind__cudaGetDeviceCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[24], 24, &cubind_unavailable);
@@ -1322,9 +2462,33 @@ cudaError_t cubind_runtime_get_device_count(int *count)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDeviceCount(int *count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDeviceCount(count);
+    cubind_result = call_cudaGetDeviceCount(count);
+    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_device_count(int *count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDeviceCount(count);
+    return call_cudaGetDeviceCount(count);
+}
+
 typedef cudaError_t (*cubind__cudaGetDeviceProperties_fn)(struct cudaDeviceProp *prop, int device);
 
-cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, int device)
+/* The call itself, shared by cubind_runtime_get_device_properties and its traced path. */
+static inline cudaError_t call_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[25], 25, &cubind_unavailable);
@@ -1337,9 +2501,34 @@ cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, in
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDeviceProperties(prop, device);
+    cubind_result = call_cudaGetDeviceProperties(prop, device);
+    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_device_properties(struct cudaDeviceProp *prop, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDeviceProperties(prop, device);
+    return call_cudaGetDeviceProperties(prop, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetAttribute_fn)(int *value, enum cudaDeviceAttr attr, int device);
 
-cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device)
+/* The call itself, shared by cubind_runtime_device_get_attribute and its traced path. */
+static inline cudaError_t call_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetAttribute_fn cubind_fn = (cubind__cudaDeviceGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[26], 26, &cubind_unavailable);
@@ -1352,9 +2541,35 @@ cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetAttribute(value, attr, device);
+    cubind_result = call_cudaDeviceGetAttribute(value, attr, device);
+    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetAttribute(value, attr, device);
+    return call_cudaDeviceGetAttribute(value, attr, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetHostAtomicCapabilities_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device);
 
-cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
+/* The call itself, shared by cubind_runtime_device_get_host_atomic_capabilities and its traced path. */
+static inline cudaError_t call_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetHostAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetHostAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[27], 27, &cubind_unavailable);
@@ -1367,9 +2582,36 @@ cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *cap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    cubind_result = call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
+        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_host_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    return call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetDefaultMemPool_fn)(cudaMemPool_t *memPool, int device);
 
-cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, int device)
+/* The call itself, shared by cubind_runtime_device_get_default_mem_pool and its traced path. */
+static inline cudaError_t call_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetDefaultMemPool_fn cubind_fn = (cubind__cudaDeviceGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[28], 28, &cubind_unavailable);
@@ -1382,9 +2624,34 @@ cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, i
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetDefaultMemPool(memPool, device);
+    cubind_result = call_cudaDeviceGetDefaultMemPool(memPool, device);
+    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_default_mem_pool(cudaMemPool_t *memPool, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetDefaultMemPool(memPool, device);
+    return call_cudaDeviceGetDefaultMemPool(memPool, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSetMemPool_fn)(int device, cudaMemPool_t memPool);
 
-cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool)
+/* The call itself, shared by cubind_runtime_device_set_mem_pool and its traced path. */
+static inline cudaError_t call_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSetMemPool_fn cubind_fn = (cubind__cudaDeviceSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[29], 29, &cubind_unavailable);
@@ -1397,9 +2664,34 @@ cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSetMemPool(device, memPool);
+    cubind_result = call_cudaDeviceSetMemPool(device, memPool);
+    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_set_mem_pool(int device, cudaMemPool_t memPool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSetMemPool(device, memPool);
+    return call_cudaDeviceSetMemPool(device, memPool);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetMemPool_fn)(cudaMemPool_t *memPool, int device);
 
-cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int device)
+/* The call itself, shared by cubind_runtime_device_get_mem_pool and its traced path. */
+static inline cudaError_t call_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetMemPool_fn cubind_fn = (cubind__cudaDeviceGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[30], 30, &cubind_unavailable);
@@ -1412,9 +2704,34 @@ cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int devic
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetMemPool(memPool, device);
+    cubind_result = call_cudaDeviceGetMemPool(memPool, device);
+    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_mem_pool(cudaMemPool_t *memPool, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetMemPool(memPool, device);
+    return call_cudaDeviceGetMemPool(memPool, device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetNvSciSyncAttributes_fn)(void *nvSciSyncAttrList, int device, int flags);
 
-cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, int device, int flags)
+/* The call itself, shared by cubind_runtime_device_get_nv_sci_sync_attributes and its traced path. */
+static inline cudaError_t call_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetNvSciSyncAttributes_fn cubind_fn = (cubind__cudaDeviceGetNvSciSyncAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[31], 31, &cubind_unavailable);
@@ -1427,9 +2744,35 @@ cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    cubind_result = call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_signed(&cubind_call, "flags", (long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes(void *nvSciSyncAttrList, int device, int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    return call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetP2PAttribute_fn)(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
 
-cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
+/* The call itself, shared by cubind_runtime_device_get_p2p_attribute and its traced path. */
+static inline cudaError_t call_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetP2PAttribute_fn cubind_fn = (cubind__cudaDeviceGetP2PAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[32], 32, &cubind_unavailable);
@@ -1442,9 +2785,36 @@ cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    cubind_result = call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    return call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetP2PAtomicCapabilities_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice);
 
-cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
+/* The call itself, shared by cubind_runtime_device_get_p2p_atomic_capabilities and its traced path. */
+static inline cudaError_t call_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetP2PAtomicCapabilities_fn cubind_fn = (cubind__cudaDeviceGetP2PAtomicCapabilities_fn)cubind__symbol(&cubind__runtime_symbols, &slots[33], 33, &cubind_unavailable);
@@ -1457,9 +2827,37 @@ cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    cubind_result = call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
+        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    return call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+}
+
 typedef cudaError_t (*cubind__cudaChooseDevice_fn)(int *device, const struct cudaDeviceProp *prop);
 
-cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDeviceProp *prop)
+/* The call itself, shared by cubind_runtime_choose_device and its traced path. */
+static inline cudaError_t call_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[34], 34, &cubind_unavailable);
@@ -1472,9 +2870,34 @@ cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDevicePro
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaChooseDevice(device, prop);
+    cubind_result = call_cudaChooseDevice(device, prop);
+    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_choose_device(int *device, const struct cudaDeviceProp *prop)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaChooseDevice(device, prop);
+    return call_cudaChooseDevice(device, prop);
+}
+
 typedef cudaError_t (*cubind__cudaInitDevice_fn)(int device, unsigned int deviceFlags, unsigned int flags);
 
-cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, unsigned int flags)
+/* The call itself, shared by cubind_runtime_init_device and its traced path. */
+static inline cudaError_t call_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaInitDevice_fn cubind_fn = (cubind__cudaInitDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[35], 35, &cubind_unavailable);
@@ -1487,9 +2910,35 @@ cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, uns
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaInitDevice(device, deviceFlags, flags);
+    cubind_result = call_cudaInitDevice(device, deviceFlags, flags);
+    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_unsigned(&cubind_call, "deviceFlags", (unsigned long long)deviceFlags);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_init_device(int device, unsigned int deviceFlags, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaInitDevice(device, deviceFlags, flags);
+    return call_cudaInitDevice(device, deviceFlags, flags);
+}
+
 typedef cudaError_t (*cubind__cudaSetDevice_fn)(int device);
 
-cudaError_t cubind_runtime_set_device(int device)
+/* The call itself, shared by cubind_runtime_set_device and its traced path. */
+static inline cudaError_t call_cudaSetDevice(int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaSetDevice_fn cubind_fn = (cubind__cudaSetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[36], 36, &cubind_unavailable);
@@ -1502,9 +2951,33 @@ cudaError_t cubind_runtime_set_device(int device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaSetDevice(int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaSetDevice(device);
+    cubind_result = call_cudaSetDevice(device);
+    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_set_device(int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaSetDevice(device);
+    return call_cudaSetDevice(device);
+}
+
 typedef cudaError_t (*cubind__cudaGetDevice_fn)(int *device);
 
-cudaError_t cubind_runtime_get_device(int *device)
+/* The call itself, shared by cubind_runtime_get_device and its traced path. */
+static inline cudaError_t call_cudaGetDevice(int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDevice_fn cubind_fn = (cubind__cudaGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[37], 37, &cubind_unavailable);
@@ -1517,9 +2990,33 @@ cudaError_t cubind_runtime_get_device(int *device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDevice(int *device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDevice(device);
+    cubind_result = call_cudaGetDevice(device);
+    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_device(int *device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDevice(device);
+    return call_cudaGetDevice(device);
+}
+
 typedef cudaError_t (*cubind__cudaSetValidDevices_fn)(int *device_arr, int len);
 
-cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
+/* The call itself, shared by cubind_runtime_set_valid_devices and its traced path. */
+static inline cudaError_t call_cudaSetValidDevices(int *device_arr, int len)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaSetValidDevices_fn cubind_fn = (cubind__cudaSetValidDevices_fn)cubind__symbol(&cubind__runtime_symbols, &slots[38], 38, &cubind_unavailable);
@@ -1532,9 +3029,34 @@ cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaSetValidDevices(int *device_arr, int len)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaSetValidDevices(device_arr, len);
+    cubind_result = call_cudaSetValidDevices(device_arr, len);
+    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "device_arr", (uintptr_t)device_arr);
+        cubind__trace_signed(&cubind_call, "len", (long long)len);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_set_valid_devices(int *device_arr, int len)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaSetValidDevices(device_arr, len);
+    return call_cudaSetValidDevices(device_arr, len);
+}
+
 typedef cudaError_t (*cubind__cudaSetDeviceFlags_fn)(unsigned int flags);
 
-cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
+/* The call itself, shared by cubind_runtime_set_device_flags and its traced path. */
+static inline cudaError_t call_cudaSetDeviceFlags(unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaSetDeviceFlags_fn cubind_fn = (cubind__cudaSetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[39], 39, &cubind_unavailable);
@@ -1547,9 +3069,33 @@ cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaSetDeviceFlags(unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaSetDeviceFlags(flags);
+    cubind_result = call_cudaSetDeviceFlags(flags);
+    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != cudaSuccess)) {
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_set_device_flags(unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaSetDeviceFlags(flags);
+    return call_cudaSetDeviceFlags(flags);
+}
+
 typedef cudaError_t (*cubind__cudaGetDeviceFlags_fn)(unsigned int *flags);
 
-cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
+/* The call itself, shared by cubind_runtime_get_device_flags and its traced path. */
+static inline cudaError_t call_cudaGetDeviceFlags(unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDeviceFlags_fn cubind_fn = (cubind__cudaGetDeviceFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[40], 40, &cubind_unavailable);
@@ -1562,9 +3108,33 @@ cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDeviceFlags(unsigned int *flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDeviceFlags(flags);
+    cubind_result = call_cudaGetDeviceFlags(flags);
+    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_device_flags(unsigned int *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDeviceFlags(flags);
+    return call_cudaGetDeviceFlags(flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamCreate_fn)(cudaStream_t *pStream);
 
-cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
+/* The call itself, shared by cubind_runtime_stream_create and its traced path. */
+static inline cudaError_t call_cudaStreamCreate(cudaStream_t *pStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamCreate_fn cubind_fn = (cubind__cudaStreamCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[41], 41, &cubind_unavailable);
@@ -1577,9 +3147,33 @@ cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamCreate(cudaStream_t *pStream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamCreate(pStream);
+    cubind_result = call_cudaStreamCreate(pStream);
+    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_create(cudaStream_t *pStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamCreate(pStream);
+    return call_cudaStreamCreate(pStream);
+}
+
 typedef cudaError_t (*cubind__cudaStreamCreateWithFlags_fn)(cudaStream_t *pStream, unsigned int flags);
 
-cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsigned int flags)
+/* The call itself, shared by cubind_runtime_stream_create_with_flags and its traced path. */
+static inline cudaError_t call_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamCreateWithFlags_fn cubind_fn = (cubind__cudaStreamCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[42], 42, &cubind_unavailable);
@@ -1592,9 +3186,34 @@ cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamCreateWithFlags(pStream, flags);
+    cubind_result = call_cudaStreamCreateWithFlags(pStream, flags);
+    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_create_with_flags(cudaStream_t *pStream, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamCreateWithFlags(pStream, flags);
+    return call_cudaStreamCreateWithFlags(pStream, flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamCreateWithPriority_fn)(cudaStream_t *pStream, unsigned int flags, int priority);
 
-cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, unsigned int flags, int priority)
+/* The call itself, shared by cubind_runtime_stream_create_with_priority and its traced path. */
+static inline cudaError_t call_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamCreateWithPriority_fn cubind_fn = (cubind__cudaStreamCreateWithPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[43], 43, &cubind_unavailable);
@@ -1607,9 +3226,35 @@ cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, un
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamCreateWithPriority(pStream, flags, priority);
+    cubind_result = call_cudaStreamCreateWithPriority(pStream, flags, priority);
+    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_create_with_priority(cudaStream_t *pStream, unsigned int flags, int priority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamCreateWithPriority(pStream, flags, priority);
+    return call_cudaStreamCreateWithPriority(pStream, flags, priority);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetPriority_fn)(cudaStream_t hStream, int *priority);
 
-cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priority)
+/* The call itself, shared by cubind_runtime_stream_get_priority and its traced path. */
+static inline cudaError_t call_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetPriority_fn cubind_fn = (cubind__cudaStreamGetPriority_fn)cubind__symbol(&cubind__runtime_symbols, &slots[44], 44, &cubind_unavailable);
@@ -1622,9 +3267,34 @@ cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priori
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetPriority(hStream, priority);
+    cubind_result = call_cudaStreamGetPriority(hStream, priority);
+    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_priority(cudaStream_t hStream, int *priority)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetPriority(hStream, priority);
+    return call_cudaStreamGetPriority(hStream, priority);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetFlags_fn)(cudaStream_t hStream, unsigned int *flags);
 
-cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *flags)
+/* The call itself, shared by cubind_runtime_stream_get_flags and its traced path. */
+static inline cudaError_t call_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetFlags_fn cubind_fn = (cubind__cudaStreamGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[45], 45, &cubind_unavailable);
@@ -1637,9 +3307,34 @@ cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetFlags(hStream, flags);
+    cubind_result = call_cudaStreamGetFlags(hStream, flags);
+    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_flags(cudaStream_t hStream, unsigned int *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetFlags(hStream, flags);
+    return call_cudaStreamGetFlags(hStream, flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetId_fn)(cudaStream_t hStream, unsigned long long *streamId);
 
-cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long long *streamId)
+/* The call itself, shared by cubind_runtime_stream_get_id and its traced path. */
+static inline cudaError_t call_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetId_fn cubind_fn = (cubind__cudaStreamGetId_fn)cubind__symbol(&cubind__runtime_symbols, &slots[46], 46, &cubind_unavailable);
@@ -1652,9 +3347,34 @@ cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long lon
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetId(hStream, streamId);
+    cubind_result = call_cudaStreamGetId(hStream, streamId);
+    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_id(cudaStream_t hStream, unsigned long long *streamId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetId(hStream, streamId);
+    return call_cudaStreamGetId(hStream, streamId);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetDevice_fn)(cudaStream_t hStream, int *device);
 
-cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
+/* The call itself, shared by cubind_runtime_stream_get_device and its traced path. */
+static inline cudaError_t call_cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetDevice_fn cubind_fn = (cubind__cudaStreamGetDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[47], 47, &cubind_unavailable);
@@ -1667,9 +3387,34 @@ cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetDevice(hStream, device);
+    cubind_result = call_cudaStreamGetDevice(hStream, device);
+    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_device(cudaStream_t hStream, int *device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetDevice(hStream, device);
+    return call_cudaStreamGetDevice(hStream, device);
+}
+
 typedef cudaError_t (*cubind__cudaCtxResetPersistingL2Cache_fn)(void);
 
-cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
+/* The call itself, shared by cubind_runtime_ctx_reset_persisting_l2cache and its traced path. */
+static inline cudaError_t call_cudaCtxResetPersistingL2Cache(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaCtxResetPersistingL2Cache_fn cubind_fn = (cubind__cudaCtxResetPersistingL2Cache_fn)cubind__symbol(&cubind__runtime_symbols, &slots[48], 48, &cubind_unavailable);
@@ -1682,9 +3427,32 @@ cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaCtxResetPersistingL2Cache(void)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaCtxResetPersistingL2Cache();
+    cubind_result = call_cudaCtxResetPersistingL2Cache();
+    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != cudaSuccess)) {
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_ctx_reset_persisting_l2cache(void)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaCtxResetPersistingL2Cache();
+    return call_cudaCtxResetPersistingL2Cache();
+}
+
 typedef cudaError_t (*cubind__cudaStreamCopyAttributes_fn)(cudaStream_t dst, cudaStream_t src);
 
-cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t src)
+/* The call itself, shared by cubind_runtime_stream_copy_attributes and its traced path. */
+static inline cudaError_t call_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamCopyAttributes_fn cubind_fn = (cubind__cudaStreamCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[49], 49, &cubind_unavailable);
@@ -1697,9 +3465,34 @@ cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamCopyAttributes(dst, src);
+    cubind_result = call_cudaStreamCopyAttributes(dst, src);
+    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_copy_attributes(cudaStream_t dst, cudaStream_t src)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamCopyAttributes(dst, src);
+    return call_cudaStreamCopyAttributes(dst, src);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetAttribute_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
 
-cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+/* The call itself, shared by cubind_runtime_stream_get_attribute and its traced path. */
+static inline cudaError_t call_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetAttribute_fn cubind_fn = (cubind__cudaStreamGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[50], 50, &cubind_unavailable);
@@ -1712,9 +3505,35 @@ cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunch
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetAttribute(hStream, attr, value_out);
+    cubind_result = call_cudaStreamGetAttribute(hStream, attr, value_out);
+    if (cubind__trace_wanted(&cubind_call, names[50], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetAttribute(hStream, attr, value_out);
+    return call_cudaStreamGetAttribute(hStream, attr, value_out);
+}
+
 typedef cudaError_t (*cubind__cudaStreamSetAttribute_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
 
-cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+/* The call itself, shared by cubind_runtime_stream_set_attribute and its traced path. */
+static inline cudaError_t call_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamSetAttribute_fn cubind_fn = (cubind__cudaStreamSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[51], 51, &cubind_unavailable);
@@ -1727,9 +3546,35 @@ cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunch
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamSetAttribute(hStream, attr, value);
+    cubind_result = call_cudaStreamSetAttribute(hStream, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[51], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_set_attribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamSetAttribute(hStream, attr, value);
+    return call_cudaStreamSetAttribute(hStream, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaStreamDestroy_fn)(cudaStream_t stream);
 
-cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_stream_destroy and its traced path. */
+static inline cudaError_t call_cudaStreamDestroy(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamDestroy_fn cubind_fn = (cubind__cudaStreamDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[52], 52, &cubind_unavailable);
@@ -1742,9 +3587,33 @@ cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamDestroy(cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamDestroy(stream);
+    cubind_result = call_cudaStreamDestroy(stream);
+    if (cubind__trace_wanted(&cubind_call, names[52], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_destroy(cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamDestroy(stream);
+    return call_cudaStreamDestroy(stream);
+}
+
 typedef cudaError_t (*cubind__cudaStreamWaitEvent_fn)(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 
-cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+/* The call itself, shared by cubind_runtime_stream_wait_event and its traced path. */
+static inline cudaError_t call_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamWaitEvent_fn cubind_fn = (cubind__cudaStreamWaitEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[53], 53, &cubind_unavailable);
@@ -1757,9 +3626,35 @@ cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t ev
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamWaitEvent(stream, event, flags);
+    cubind_result = call_cudaStreamWaitEvent(stream, event, flags);
+    if (cubind__trace_wanted(&cubind_call, names[53], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamWaitEvent(stream, event, flags);
+    return call_cudaStreamWaitEvent(stream, event, flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamAddCallback_fn)(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
 
-cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
+/* The call itself, shared by cubind_runtime_stream_add_callback and its traced path. */
+static inline cudaError_t call_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamAddCallback_fn cubind_fn = (cubind__cudaStreamAddCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[54], 54, &cubind_unavailable);
@@ -1772,9 +3667,36 @@ cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamAddCallback(stream, callback, userData, flags);
+    cubind_result = call_cudaStreamAddCallback(stream, callback, userData, flags);
+    if (cubind__trace_wanted(&cubind_call, names[54], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamAddCallback(stream, callback, userData, flags);
+    return call_cudaStreamAddCallback(stream, callback, userData, flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamSynchronize_fn)(cudaStream_t stream);
 
-cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_stream_synchronize and its traced path. */
+static inline cudaError_t call_cudaStreamSynchronize(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamSynchronize_fn cubind_fn = (cubind__cudaStreamSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[55], 55, &cubind_unavailable);
@@ -1787,9 +3709,33 @@ cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamSynchronize(cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamSynchronize(stream);
+    cubind_result = call_cudaStreamSynchronize(stream);
+    if (cubind__trace_wanted(&cubind_call, names[55], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_synchronize(cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamSynchronize(stream);
+    return call_cudaStreamSynchronize(stream);
+}
+
 typedef cudaError_t (*cubind__cudaStreamQuery_fn)(cudaStream_t stream);
 
-cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_stream_query and its traced path. */
+static inline cudaError_t call_cudaStreamQuery(cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamQuery_fn cubind_fn = (cubind__cudaStreamQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[56], 56, &cubind_unavailable);
@@ -1802,9 +3748,33 @@ cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamQuery(cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamQuery(stream);
+    cubind_result = call_cudaStreamQuery(stream);
+    if (cubind__trace_wanted(&cubind_call, names[56], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_query(cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamQuery(stream);
+    return call_cudaStreamQuery(stream);
+}
+
 typedef cudaError_t (*cubind__cudaStreamAttachMemAsync_fn)(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
 
-cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+/* The call itself, shared by cubind_runtime_stream_attach_mem_async and its traced path. */
+static inline cudaError_t call_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamAttachMemAsync_fn cubind_fn = (cubind__cudaStreamAttachMemAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[57], 57, &cubind_unavailable);
@@ -1817,9 +3787,36 @@ cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *de
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    cubind_result = call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    if (cubind__trace_wanted(&cubind_call, names[57], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_attach_mem_async(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    return call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+}
+
 typedef cudaError_t (*cubind__cudaStreamBeginCapture_fn)(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 
-cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+/* The call itself, shared by cubind_runtime_stream_begin_capture and its traced path. */
+static inline cudaError_t call_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamBeginCapture_fn cubind_fn = (cubind__cudaStreamBeginCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[58], 58, &cubind_unavailable);
@@ -1832,9 +3829,34 @@ cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaSt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamBeginCapture(stream, mode);
+    cubind_result = call_cudaStreamBeginCapture(stream, mode);
+    if (cubind__trace_wanted(&cubind_call, names[58], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_9((long long)mode), (long long)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamBeginCapture(stream, mode);
+    return call_cudaStreamBeginCapture(stream, mode);
+}
+
 typedef cudaError_t (*cubind__cudaStreamBeginCaptureToGraph_fn)(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode);
 
-cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
+/* The call itself, shared by cubind_runtime_stream_begin_capture_to_graph and its traced path. */
+static inline cudaError_t call_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamBeginCaptureToGraph_fn cubind_fn = (cubind__cudaStreamBeginCaptureToGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[59], 59, &cubind_unavailable);
@@ -1847,9 +3869,38 @@ cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    cubind_result = call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    if (cubind__trace_wanted(&cubind_call, names[59], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_enum(&cubind_call, "mode", trace_enum_9((long long)mode), (long long)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    return call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
+
 typedef cudaError_t (*cubind__cudaThreadExchangeStreamCaptureMode_fn)(enum cudaStreamCaptureMode *mode);
 
-cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCaptureMode *mode)
+/* The call itself, shared by cubind_runtime_thread_exchange_stream_capture_mode and its traced path. */
+static inline cudaError_t call_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaThreadExchangeStreamCaptureMode_fn cubind_fn = (cubind__cudaThreadExchangeStreamCaptureMode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[60], 60, &cubind_unavailable);
@@ -1862,9 +3913,33 @@ cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaThreadExchangeStreamCaptureMode(mode);
+    cubind_result = call_cudaThreadExchangeStreamCaptureMode(mode);
+    if (cubind__trace_wanted(&cubind_call, names[60], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_thread_exchange_stream_capture_mode(enum cudaStreamCaptureMode *mode)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaThreadExchangeStreamCaptureMode(mode);
+    return call_cudaThreadExchangeStreamCaptureMode(mode);
+}
+
 typedef cudaError_t (*cubind__cudaStreamEndCapture_fn)(cudaStream_t stream, cudaGraph_t *pGraph);
 
-cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *pGraph)
+/* The call itself, shared by cubind_runtime_stream_end_capture and its traced path. */
+static inline cudaError_t call_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamEndCapture_fn cubind_fn = (cubind__cudaStreamEndCapture_fn)cubind__symbol(&cubind__runtime_symbols, &slots[61], 61, &cubind_unavailable);
@@ -1877,9 +3952,34 @@ cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamEndCapture(stream, pGraph);
+    cubind_result = call_cudaStreamEndCapture(stream, pGraph);
+    if (cubind__trace_wanted(&cubind_call, names[61], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_end_capture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamEndCapture(stream, pGraph);
+    return call_cudaStreamEndCapture(stream, pGraph);
+}
+
 typedef cudaError_t (*cubind__cudaStreamIsCapturing_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
 
-cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+/* The call itself, shared by cubind_runtime_stream_is_capturing and its traced path. */
+static inline cudaError_t call_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamIsCapturing_fn cubind_fn = (cubind__cudaStreamIsCapturing_fn)cubind__symbol(&cubind__runtime_symbols, &slots[62], 62, &cubind_unavailable);
@@ -1892,9 +3992,34 @@ cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamIsCapturing(stream, pCaptureStatus);
+    cubind_result = call_cudaStreamIsCapturing(stream, pCaptureStatus);
+    if (cubind__trace_wanted(&cubind_call, names[62], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "pCaptureStatus", (uintptr_t)pCaptureStatus);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamIsCapturing(stream, pCaptureStatus);
+    return call_cudaStreamIsCapturing(stream, pCaptureStatus);
+}
+
 typedef cudaError_t (*cubind__cudaStreamGetCaptureInfo_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
-cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+/* The call itself, shared by cubind_runtime_stream_get_capture_info and its traced path. */
+static inline cudaError_t call_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamGetCaptureInfo_fn cubind_fn = (cubind__cudaStreamGetCaptureInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[63], 63, &cubind_unavailable);
@@ -1907,9 +4032,39 @@ cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    cubind_result = call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    if (cubind__trace_wanted(&cubind_call, names[63], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
+        cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
+        cubind__trace_pointer(&cubind_call, "graph_out", (uintptr_t)graph_out);
+        cubind__trace_pointer(&cubind_call, "dependencies_out", (uintptr_t)dependencies_out);
+        cubind__trace_pointer(&cubind_call, "edgeData_out", (uintptr_t)edgeData_out);
+        cubind__trace_pointer(&cubind_call, "numDependencies_out", (uintptr_t)numDependencies_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    return call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
+
 typedef cudaError_t (*cubind__cudaStreamUpdateCaptureDependencies_fn)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 
-cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+/* The call itself, shared by cubind_runtime_stream_update_capture_dependencies and its traced path. */
+static inline cudaError_t call_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaStreamUpdateCaptureDependencies_fn cubind_fn = (cubind__cudaStreamUpdateCaptureDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[64], 64, &cubind_unavailable);
@@ -1922,9 +4077,37 @@ cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t strea
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    cubind_result = call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    if (cubind__trace_wanted(&cubind_call, names[64], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_stream_update_capture_dependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    return call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+}
+
 typedef cudaError_t (*cubind__cudaEventCreate_fn)(cudaEvent_t *event);
 
-cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
+/* The call itself, shared by cubind_runtime_event_create and its traced path. */
+static inline cudaError_t call_cudaEventCreate(cudaEvent_t *event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventCreate_fn cubind_fn = (cubind__cudaEventCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[65], 65, &cubind_unavailable);
@@ -1937,9 +4120,33 @@ cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventCreate(cudaEvent_t *event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventCreate(event);
+    cubind_result = call_cudaEventCreate(event);
+    if (cubind__trace_wanted(&cubind_call, names[65], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_create(cudaEvent_t *event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventCreate(event);
+    return call_cudaEventCreate(event);
+}
+
 typedef cudaError_t (*cubind__cudaEventCreateWithFlags_fn)(cudaEvent_t *event, unsigned int flags);
 
-cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned int flags)
+/* The call itself, shared by cubind_runtime_event_create_with_flags and its traced path. */
+static inline cudaError_t call_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventCreateWithFlags_fn cubind_fn = (cubind__cudaEventCreateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[66], 66, &cubind_unavailable);
@@ -1952,9 +4159,34 @@ cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventCreateWithFlags(event, flags);
+    cubind_result = call_cudaEventCreateWithFlags(event, flags);
+    if (cubind__trace_wanted(&cubind_call, names[66], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_create_with_flags(cudaEvent_t *event, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventCreateWithFlags(event, flags);
+    return call_cudaEventCreateWithFlags(event, flags);
+}
+
 typedef cudaError_t (*cubind__cudaEventRecord_fn)(cudaEvent_t event, cudaStream_t stream);
 
-cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_event_record and its traced path. */
+static inline cudaError_t call_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventRecord_fn cubind_fn = (cubind__cudaEventRecord_fn)cubind__symbol(&cubind__runtime_symbols, &slots[67], 67, &cubind_unavailable);
@@ -1967,9 +4199,34 @@ cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventRecord(event, stream);
+    cubind_result = call_cudaEventRecord(event, stream);
+    if (cubind__trace_wanted(&cubind_call, names[67], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_record(cudaEvent_t event, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventRecord(event, stream);
+    return call_cudaEventRecord(event, stream);
+}
+
 typedef cudaError_t (*cubind__cudaEventRecordWithFlags_fn)(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
 
-cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+/* The call itself, shared by cubind_runtime_event_record_with_flags and its traced path. */
+static inline cudaError_t call_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventRecordWithFlags_fn cubind_fn = (cubind__cudaEventRecordWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[68], 68, &cubind_unavailable);
@@ -1982,9 +4239,35 @@ cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventRecordWithFlags(event, stream, flags);
+    cubind_result = call_cudaEventRecordWithFlags(event, stream, flags);
+    if (cubind__trace_wanted(&cubind_call, names[68], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_record_with_flags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventRecordWithFlags(event, stream, flags);
+    return call_cudaEventRecordWithFlags(event, stream, flags);
+}
+
 typedef cudaError_t (*cubind__cudaEventQuery_fn)(cudaEvent_t event);
 
-cudaError_t cubind_runtime_event_query(cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_event_query and its traced path. */
+static inline cudaError_t call_cudaEventQuery(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventQuery_fn cubind_fn = (cubind__cudaEventQuery_fn)cubind__symbol(&cubind__runtime_symbols, &slots[69], 69, &cubind_unavailable);
@@ -1997,9 +4280,33 @@ cudaError_t cubind_runtime_event_query(cudaEvent_t event)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventQuery(cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventQuery(event);
+    cubind_result = call_cudaEventQuery(event);
+    if (cubind__trace_wanted(&cubind_call, names[69], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_query(cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventQuery(event);
+    return call_cudaEventQuery(event);
+}
+
 typedef cudaError_t (*cubind__cudaEventSynchronize_fn)(cudaEvent_t event);
 
-cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_event_synchronize and its traced path. */
+static inline cudaError_t call_cudaEventSynchronize(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventSynchronize_fn cubind_fn = (cubind__cudaEventSynchronize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[70], 70, &cubind_unavailable);
@@ -2012,9 +4319,33 @@ cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventSynchronize(cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventSynchronize(event);
+    cubind_result = call_cudaEventSynchronize(event);
+    if (cubind__trace_wanted(&cubind_call, names[70], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_synchronize(cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventSynchronize(event);
+    return call_cudaEventSynchronize(event);
+}
+
 typedef cudaError_t (*cubind__cudaEventDestroy_fn)(cudaEvent_t event);
 
-cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_event_destroy and its traced path. */
+static inline cudaError_t call_cudaEventDestroy(cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventDestroy_fn cubind_fn = (cubind__cudaEventDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[71], 71, &cubind_unavailable);
@@ -2027,9 +4358,33 @@ cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventDestroy(cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventDestroy(event);
+    cubind_result = call_cudaEventDestroy(event);
+    if (cubind__trace_wanted(&cubind_call, names[71], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_destroy(cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventDestroy(event);
+    return call_cudaEventDestroy(event);
+}
+
 typedef cudaError_t (*cubind__cudaEventElapsedTime_fn)(float *ms, cudaEvent_t start, cudaEvent_t end);
 
-cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cudaEvent_t end)
+/* The call itself, shared by cubind_runtime_event_elapsed_time and its traced path. */
+static inline cudaError_t call_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaEventElapsedTime_fn cubind_fn = (cubind__cudaEventElapsedTime_fn)cubind__symbol(&cubind__runtime_symbols, &slots[72], 72, &cubind_unavailable);
@@ -2042,9 +4397,35 @@ cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaEventElapsedTime(ms, start, end);
+    cubind_result = call_cudaEventElapsedTime(ms, start, end);
+    if (cubind__trace_wanted(&cubind_call, names[72], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ms", (uintptr_t)ms);
+        cubind__trace_pointer(&cubind_call, "start", (uintptr_t)start);
+        cubind__trace_pointer(&cubind_call, "end", (uintptr_t)end);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_event_elapsed_time(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaEventElapsedTime(ms, start, end);
+    return call_cudaEventElapsedTime(ms, start, end);
+}
+
 typedef cudaError_t (*cubind__cudaImportExternalMemory_fn)(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc);
 
-cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+/* The call itself, shared by cubind_runtime_import_external_memory and its traced path. */
+static inline cudaError_t call_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[73], 73, &cubind_unavailable);
@@ -2057,9 +4438,34 @@ cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_o
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    cubind_result = call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    if (cubind__trace_wanted(&cubind_call, names[73], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
+        cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_import_external_memory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    return call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+}
+
 typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedBuffer_fn)(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc);
 
-cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+/* The call itself, shared by cubind_runtime_external_memory_get_mapped_buffer and its traced path. */
+static inline cudaError_t call_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[74], 74, &cubind_unavailable);
@@ -2072,9 +4478,35 @@ cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    cubind_result = call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    if (cubind__trace_wanted(&cubind_call, names[74], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_external_memory_get_mapped_buffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    return call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+}
+
 typedef cudaError_t (*cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc);
 
-cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+/* The call itself, shared by cubind_runtime_external_memory_get_mapped_mipmapped_array and its traced path. */
+static inline cudaError_t call_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[75], 75, &cubind_unavailable);
@@ -2087,9 +4519,35 @@ cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    cubind_result = call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    if (cubind__trace_wanted(&cubind_call, names[75], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    return call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+}
+
 typedef cudaError_t (*cubind__cudaDestroyExternalMemory_fn)(cudaExternalMemory_t extMem);
 
-cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
+/* The call itself, shared by cubind_runtime_destroy_external_memory and its traced path. */
+static inline cudaError_t call_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDestroyExternalMemory_fn cubind_fn = (cubind__cudaDestroyExternalMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[76], 76, &cubind_unavailable);
@@ -2102,9 +4560,33 @@ cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDestroyExternalMemory(extMem);
+    cubind_result = call_cudaDestroyExternalMemory(extMem);
+    if (cubind__trace_wanted(&cubind_call, names[76], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_destroy_external_memory(cudaExternalMemory_t extMem)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDestroyExternalMemory(extMem);
+    return call_cudaDestroyExternalMemory(extMem);
+}
+
 typedef cudaError_t (*cubind__cudaImportExternalSemaphore_fn)(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc);
 
-cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+/* The call itself, shared by cubind_runtime_import_external_semaphore and its traced path. */
+static inline cudaError_t call_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[77], 77, &cubind_unavailable);
@@ -2117,9 +4599,34 @@ cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *ex
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    cubind_result = call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    if (cubind__trace_wanted(&cubind_call, names[77], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
+        cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_import_external_semaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    return call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+}
+
 typedef cudaError_t (*cubind__cudaSignalExternalSemaphoresAsync_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
 
-cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_signal_external_semaphores_async and its traced path. */
+static inline cudaError_t call_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaSignalExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaSignalExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[78], 78, &cubind_unavailable);
@@ -2132,9 +4639,36 @@ cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cubind_result = call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind__trace_wanted(&cubind_call, names[78], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
+        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
+        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_signal_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    return call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
+
 typedef cudaError_t (*cubind__cudaWaitExternalSemaphoresAsync_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream);
 
-cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_wait_external_semaphores_async and its traced path. */
+static inline cudaError_t call_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaWaitExternalSemaphoresAsync_fn cubind_fn = (cubind__cudaWaitExternalSemaphoresAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[79], 79, &cubind_unavailable);
@@ -2147,9 +4681,36 @@ cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSema
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    cubind_result = call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind__trace_wanted(&cubind_call, names[79], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
+        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
+        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_wait_external_semaphores_async(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    return call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
+
 typedef cudaError_t (*cubind__cudaDestroyExternalSemaphore_fn)(cudaExternalSemaphore_t extSem);
 
-cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t extSem)
+/* The call itself, shared by cubind_runtime_destroy_external_semaphore and its traced path. */
+static inline cudaError_t call_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDestroyExternalSemaphore_fn cubind_fn = (cubind__cudaDestroyExternalSemaphore_fn)cubind__symbol(&cubind__runtime_symbols, &slots[80], 80, &cubind_unavailable);
@@ -2162,9 +4723,33 @@ cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t ex
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDestroyExternalSemaphore(extSem);
+    cubind_result = call_cudaDestroyExternalSemaphore(extSem);
+    if (cubind__trace_wanted(&cubind_call, names[80], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_destroy_external_semaphore(cudaExternalSemaphore_t extSem)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDestroyExternalSemaphore(extSem);
+    return call_cudaDestroyExternalSemaphore(extSem);
+}
+
 typedef cudaError_t (*cubind__cudaLaunchKernel_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
 
-cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_launch_kernel and its traced path. */
+static inline cudaError_t call_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLaunchKernel_fn cubind_fn = (cubind__cudaLaunchKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[81], 81, &cubind_unavailable);
@@ -2177,9 +4762,38 @@ cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 bl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    cubind_result = call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind__trace_wanted(&cubind_call, names[81], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_record(&cubind_call, "gridDim");
+        cubind__trace_record(&cubind_call, "blockDim");
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_unsigned(&cubind_call, "sharedMem", (unsigned long long)sharedMem);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_launch_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    return call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
 typedef cudaError_t (*cubind__cudaLaunchKernelExC_fn)(const cudaLaunchConfig_t *config, const void *func, void **args);
 
-cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, const void *func, void **args)
+/* The call itself, shared by cubind_runtime_launch_kernel_ex_c and its traced path. */
+static inline cudaError_t call_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLaunchKernelExC_fn cubind_fn = (cubind__cudaLaunchKernelExC_fn)cubind__symbol(&cubind__runtime_symbols, &slots[82], 82, &cubind_unavailable);
@@ -2192,9 +4806,35 @@ cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLaunchKernelExC(config, func, args);
+    cubind_result = call_cudaLaunchKernelExC(config, func, args);
+    if (cubind__trace_wanted(&cubind_call, names[82], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_launch_kernel_ex_c(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLaunchKernelExC(config, func, args);
+    return call_cudaLaunchKernelExC(config, func, args);
+}
+
 typedef cudaError_t (*cubind__cudaLaunchCooperativeKernel_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
 
-cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_launch_cooperative_kernel and its traced path. */
+static inline cudaError_t call_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLaunchCooperativeKernel_fn cubind_fn = (cubind__cudaLaunchCooperativeKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[83], 83, &cubind_unavailable);
@@ -2207,9 +4847,38 @@ cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 grid
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    cubind_result = call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind__trace_wanted(&cubind_call, names[83], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_record(&cubind_call, "gridDim");
+        cubind__trace_record(&cubind_call, "blockDim");
+        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
+        cubind__trace_unsigned(&cubind_call, "sharedMem", (unsigned long long)sharedMem);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_launch_cooperative_kernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    return call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
 typedef cudaError_t (*cubind__cudaFuncSetCacheConfig_fn)(const void *func, enum cudaFuncCache cacheConfig);
 
-cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFuncCache cacheConfig)
+/* The call itself, shared by cubind_runtime_func_set_cache_config and its traced path. */
+static inline cudaError_t call_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncSetCacheConfig_fn cubind_fn = (cubind__cudaFuncSetCacheConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[84], 84, &cubind_unavailable);
@@ -2222,9 +4891,34 @@ cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFunc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncSetCacheConfig(func, cacheConfig);
+    cubind_result = call_cudaFuncSetCacheConfig(func, cacheConfig);
+    if (cubind__trace_wanted(&cubind_call, names[84], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_set_cache_config(const void *func, enum cudaFuncCache cacheConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncSetCacheConfig(func, cacheConfig);
+    return call_cudaFuncSetCacheConfig(func, cacheConfig);
+}
+
 typedef cudaError_t (*cubind__cudaFuncGetAttributes_fn)(struct cudaFuncAttributes *attr, const void *func);
 
-cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, const void *func)
+/* The call itself, shared by cubind_runtime_func_get_attributes and its traced path. */
+static inline cudaError_t call_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[85], 85, &cubind_unavailable);
@@ -2237,9 +4931,34 @@ cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncGetAttributes(attr, func);
+    cubind_result = call_cudaFuncGetAttributes(attr, func);
+    if (cubind__trace_wanted(&cubind_call, names[85], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "attr", (uintptr_t)attr);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_get_attributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncGetAttributes(attr, func);
+    return call_cudaFuncGetAttributes(attr, func);
+}
+
 typedef cudaError_t (*cubind__cudaFuncSetAttribute_fn)(const void *func, enum cudaFuncAttribute attr, int value);
 
-cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAttribute attr, int value)
+/* The call itself, shared by cubind_runtime_func_set_attribute and its traced path. */
+static inline cudaError_t call_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncSetAttribute_fn cubind_fn = (cubind__cudaFuncSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[86], 86, &cubind_unavailable);
@@ -2252,9 +4971,35 @@ cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAtt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncSetAttribute(func, attr, value);
+    cubind_result = call_cudaFuncSetAttribute(func, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[86], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_set_attribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncSetAttribute(func, attr, value);
+    return call_cudaFuncSetAttribute(func, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaFuncGetName_fn)(const char **name, const void *func);
 
-cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
+/* The call itself, shared by cubind_runtime_func_get_name and its traced path. */
+static inline cudaError_t call_cudaFuncGetName(const char **name, const void *func)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncGetName_fn cubind_fn = (cubind__cudaFuncGetName_fn)cubind__symbol(&cubind__runtime_symbols, &slots[87], 87, &cubind_unavailable);
@@ -2267,9 +5012,34 @@ cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncGetName(const char **name, const void *func)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncGetName(name, func);
+    cubind_result = call_cudaFuncGetName(name, func);
+    if (cubind__trace_wanted(&cubind_call, names[87], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_get_name(const char **name, const void *func)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncGetName(name, func);
+    return call_cudaFuncGetName(name, func);
+}
+
 typedef cudaError_t (*cubind__cudaFuncGetParamInfo_fn)(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
-cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+/* The call itself, shared by cubind_runtime_func_get_param_info and its traced path. */
+static inline cudaError_t call_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncGetParamInfo_fn cubind_fn = (cubind__cudaFuncGetParamInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[88], 88, &cubind_unavailable);
@@ -2282,9 +5052,36 @@ cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramInd
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    cubind_result = call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    if (cubind__trace_wanted(&cubind_call, names[88], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
+        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
+        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_get_param_info(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    return call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+}
+
 typedef cudaError_t (*cubind__cudaLaunchHostFunc_fn)(cudaStream_t stream, cudaHostFn_t fn, void *userData);
 
-cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+/* The call itself, shared by cubind_runtime_launch_host_func and its traced path. */
+static inline cudaError_t call_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLaunchHostFunc_fn cubind_fn = (cubind__cudaLaunchHostFunc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[89], 89, &cubind_unavailable);
@@ -2297,9 +5094,35 @@ cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLaunchHostFunc(stream, fn, userData);
+    cubind_result = call_cudaLaunchHostFunc(stream, fn, userData);
+    if (cubind__trace_wanted(&cubind_call, names[89], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_launch_host_func(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLaunchHostFunc(stream, fn, userData);
+    return call_cudaLaunchHostFunc(stream, fn, userData);
+}
+
 typedef cudaError_t (*cubind__cudaFuncSetSharedMemConfig_fn)(const void *func, enum cudaSharedMemConfig config);
 
-cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cudaSharedMemConfig config)
+/* The call itself, shared by cubind_runtime_func_set_shared_mem_config and its traced path. */
+static inline cudaError_t call_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFuncSetSharedMemConfig_fn cubind_fn = (cubind__cudaFuncSetSharedMemConfig_fn)cubind__symbol(&cubind__runtime_symbols, &slots[90], 90, &cubind_unavailable);
@@ -2312,9 +5135,34 @@ cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFuncSetSharedMemConfig(func, config);
+    cubind_result = call_cudaFuncSetSharedMemConfig(func, config);
+    if (cubind__trace_wanted(&cubind_call, names[90], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_func_set_shared_mem_config(const void *func, enum cudaSharedMemConfig config)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFuncSetSharedMemConfig(func, config);
+    return call_cudaFuncSetSharedMemConfig(func, config);
+}
+
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
 
-cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+/* The call itself, shared by cubind_runtime_occupancy_max_active_blocks_per_multiprocessor and its traced path. */
+static inline cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessor_fn)cubind__symbol(&cubind__runtime_symbols, &slots[91], 91, &cubind_unavailable);
@@ -2327,9 +5175,36 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *n
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    if (cubind__trace_wanted(&cubind_call, names[91], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    return call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
 typedef cudaError_t (*cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize);
 
-cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
+/* The call itself, shared by cubind_runtime_occupancy_available_dynamic_s_mem_per_block and its traced path. */
+static inline cudaError_t call_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn cubind_fn = (cubind__cudaOccupancyAvailableDynamicSMemPerBlock_fn)cubind__symbol(&cubind__runtime_symbols, &slots[92], 92, &cubind_unavailable);
@@ -2342,9 +5217,36 @@ cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *d
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    cubind_result = call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    if (cubind__trace_wanted(&cubind_call, names[92], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_block(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    return call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+}
+
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
 
-cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+/* The call itself, shared by cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags and its traced path. */
+static inline cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn cubind_fn = (cubind__cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[93], 93, &cubind_unavailable);
@@ -2357,9 +5259,37 @@ cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_f
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    if (cubind__trace_wanted(&cubind_call, names[93], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
+        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    return call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
+
 typedef cudaError_t (*cubind__cudaOccupancyMaxPotentialClusterSize_fn)(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
 
-cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
+/* The call itself, shared by cubind_runtime_occupancy_max_potential_cluster_size and its traced path. */
+static inline cudaError_t call_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaOccupancyMaxPotentialClusterSize_fn cubind_fn = (cubind__cudaOccupancyMaxPotentialClusterSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[94], 94, &cubind_unavailable);
@@ -2372,9 +5302,35 @@ cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    cubind_result = call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    if (cubind__trace_wanted(&cubind_call, names[94], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_occupancy_max_potential_cluster_size(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    return call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+}
+
 typedef cudaError_t (*cubind__cudaOccupancyMaxActiveClusters_fn)(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
 
-cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
+/* The call itself, shared by cubind_runtime_occupancy_max_active_clusters and its traced path. */
+static inline cudaError_t call_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaOccupancyMaxActiveClusters_fn cubind_fn = (cubind__cudaOccupancyMaxActiveClusters_fn)cubind__symbol(&cubind__runtime_symbols, &slots[95], 95, &cubind_unavailable);
@@ -2387,9 +5343,35 @@ cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    cubind_result = call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    if (cubind__trace_wanted(&cubind_call, names[95], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
+        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
+        cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_occupancy_max_active_clusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    return call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+}
+
 typedef cudaError_t (*cubind__cudaMallocManaged_fn)(void **devPtr, size_t size, unsigned int flags);
 
-cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned int flags)
+/* The call itself, shared by cubind_runtime_malloc_managed and its traced path. */
+static inline cudaError_t call_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocManaged_fn cubind_fn = (cubind__cudaMallocManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[96], 96, &cubind_unavailable);
@@ -2402,9 +5384,35 @@ cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned i
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocManaged(devPtr, size, flags);
+    cubind_result = call_cudaMallocManaged(devPtr, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[96], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_managed(void **devPtr, size_t size, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocManaged(devPtr, size, flags);
+    return call_cudaMallocManaged(devPtr, size, flags);
+}
+
 typedef cudaError_t (*cubind__cudaMalloc_fn)(void **devPtr, size_t size);
 
-cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
+/* The call itself, shared by cubind_runtime_malloc and its traced path. */
+static inline cudaError_t call_cudaMalloc(void **devPtr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMalloc_fn cubind_fn = (cubind__cudaMalloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[97], 97, &cubind_unavailable);
@@ -2417,9 +5425,34 @@ cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMalloc(void **devPtr, size_t size)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMalloc(devPtr, size);
+    cubind_result = call_cudaMalloc(devPtr, size);
+    if (cubind__trace_wanted(&cubind_call, names[97], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc(void **devPtr, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMalloc(devPtr, size);
+    return call_cudaMalloc(devPtr, size);
+}
+
 typedef cudaError_t (*cubind__cudaMallocHost_fn)(void **ptr, size_t size);
 
-cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
+/* The call itself, shared by cubind_runtime_malloc_host and its traced path. */
+static inline cudaError_t call_cudaMallocHost(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocHost_fn cubind_fn = (cubind__cudaMallocHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[98], 98, &cubind_unavailable);
@@ -2432,9 +5465,34 @@ cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocHost(void **ptr, size_t size)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocHost(ptr, size);
+    cubind_result = call_cudaMallocHost(ptr, size);
+    if (cubind__trace_wanted(&cubind_call, names[98], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_host(void **ptr, size_t size)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocHost(ptr, size);
+    return call_cudaMallocHost(ptr, size);
+}
+
 typedef cudaError_t (*cubind__cudaMallocPitch_fn)(void **devPtr, size_t *pitch, size_t width, size_t height);
 
-cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+/* The call itself, shared by cubind_runtime_malloc_pitch and its traced path. */
+static inline cudaError_t call_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocPitch_fn cubind_fn = (cubind__cudaMallocPitch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[99], 99, &cubind_unavailable);
@@ -2447,9 +5505,36 @@ cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t wid
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocPitch(devPtr, pitch, width, height);
+    cubind_result = call_cudaMallocPitch(devPtr, pitch, width, height);
+    if (cubind__trace_wanted(&cubind_call, names[99], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "pitch", (uintptr_t)pitch);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_pitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocPitch(devPtr, pitch, width, height);
+    return call_cudaMallocPitch(devPtr, pitch, width, height);
+}
+
 typedef cudaError_t (*cubind__cudaMallocArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags);
 
-cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
+/* The call itself, shared by cubind_runtime_malloc_array and its traced path. */
+static inline cudaError_t call_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocArray_fn cubind_fn = (cubind__cudaMallocArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[100], 100, &cubind_unavailable);
@@ -2462,9 +5547,37 @@ cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaCha
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocArray(array, desc, width, height, flags);
+    cubind_result = call_cudaMallocArray(array, desc, width, height, flags);
+    if (cubind__trace_wanted(&cubind_call, names[100], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocArray(array, desc, width, height, flags);
+    return call_cudaMallocArray(array, desc, width, height, flags);
+}
+
 typedef cudaError_t (*cubind__cudaFree_fn)(void *devPtr);
 
-cudaError_t cubind_runtime_free(void *devPtr)
+/* The call itself, shared by cubind_runtime_free and its traced path. */
+static inline cudaError_t call_cudaFree(void *devPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFree_fn cubind_fn = (cubind__cudaFree_fn)cubind__symbol(&cubind__runtime_symbols, &slots[101], 101, &cubind_unavailable);
@@ -2477,9 +5590,33 @@ cudaError_t cubind_runtime_free(void *devPtr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFree(void *devPtr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFree(devPtr);
+    cubind_result = call_cudaFree(devPtr);
+    if (cubind__trace_wanted(&cubind_call, names[101], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_free(void *devPtr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFree(devPtr);
+    return call_cudaFree(devPtr);
+}
+
 typedef cudaError_t (*cubind__cudaFreeHost_fn)(void *ptr);
 
-cudaError_t cubind_runtime_free_host(void *ptr)
+/* The call itself, shared by cubind_runtime_free_host and its traced path. */
+static inline cudaError_t call_cudaFreeHost(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFreeHost_fn cubind_fn = (cubind__cudaFreeHost_fn)cubind__symbol(&cubind__runtime_symbols, &slots[102], 102, &cubind_unavailable);
@@ -2492,9 +5629,33 @@ cudaError_t cubind_runtime_free_host(void *ptr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFreeHost(void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFreeHost(ptr);
+    cubind_result = call_cudaFreeHost(ptr);
+    if (cubind__trace_wanted(&cubind_call, names[102], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_free_host(void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFreeHost(ptr);
+    return call_cudaFreeHost(ptr);
+}
+
 typedef cudaError_t (*cubind__cudaFreeArray_fn)(cudaArray_t array);
 
-cudaError_t cubind_runtime_free_array(cudaArray_t array)
+/* The call itself, shared by cubind_runtime_free_array and its traced path. */
+static inline cudaError_t call_cudaFreeArray(cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFreeArray_fn cubind_fn = (cubind__cudaFreeArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[103], 103, &cubind_unavailable);
@@ -2507,9 +5668,33 @@ cudaError_t cubind_runtime_free_array(cudaArray_t array)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFreeArray(cudaArray_t array)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFreeArray(array);
+    cubind_result = call_cudaFreeArray(array);
+    if (cubind__trace_wanted(&cubind_call, names[103], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_free_array(cudaArray_t array)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFreeArray(array);
+    return call_cudaFreeArray(array);
+}
+
 typedef cudaError_t (*cubind__cudaFreeMipmappedArray_fn)(cudaMipmappedArray_t mipmappedArray);
 
-cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedArray)
+/* The call itself, shared by cubind_runtime_free_mipmapped_array and its traced path. */
+static inline cudaError_t call_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFreeMipmappedArray_fn cubind_fn = (cubind__cudaFreeMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[104], 104, &cubind_unavailable);
@@ -2522,9 +5707,33 @@ cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedAr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFreeMipmappedArray(mipmappedArray);
+    cubind_result = call_cudaFreeMipmappedArray(mipmappedArray);
+    if (cubind__trace_wanted(&cubind_call, names[104], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_free_mipmapped_array(cudaMipmappedArray_t mipmappedArray)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFreeMipmappedArray(mipmappedArray);
+    return call_cudaFreeMipmappedArray(mipmappedArray);
+}
+
 typedef cudaError_t (*cubind__cudaHostAlloc_fn)(void **pHost, size_t size, unsigned int flags);
 
-cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int flags)
+/* The call itself, shared by cubind_runtime_host_alloc and its traced path. */
+static inline cudaError_t call_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaHostAlloc_fn cubind_fn = (cubind__cudaHostAlloc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[105], 105, &cubind_unavailable);
@@ -2537,9 +5746,35 @@ cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int fl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaHostAlloc(pHost, size, flags);
+    cubind_result = call_cudaHostAlloc(pHost, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[105], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_host_alloc(void **pHost, size_t size, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaHostAlloc(pHost, size, flags);
+    return call_cudaHostAlloc(pHost, size, flags);
+}
+
 typedef cudaError_t (*cubind__cudaHostRegister_fn)(void *ptr, size_t size, unsigned int flags);
 
-cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int flags)
+/* The call itself, shared by cubind_runtime_host_register and its traced path. */
+static inline cudaError_t call_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaHostRegister_fn cubind_fn = (cubind__cudaHostRegister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[106], 106, &cubind_unavailable);
@@ -2552,9 +5787,35 @@ cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int fl
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaHostRegister(ptr, size, flags);
+    cubind_result = call_cudaHostRegister(ptr, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[106], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_host_register(void *ptr, size_t size, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaHostRegister(ptr, size, flags);
+    return call_cudaHostRegister(ptr, size, flags);
+}
+
 typedef cudaError_t (*cubind__cudaHostUnregister_fn)(void *ptr);
 
-cudaError_t cubind_runtime_host_unregister(void *ptr)
+/* The call itself, shared by cubind_runtime_host_unregister and its traced path. */
+static inline cudaError_t call_cudaHostUnregister(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaHostUnregister_fn cubind_fn = (cubind__cudaHostUnregister_fn)cubind__symbol(&cubind__runtime_symbols, &slots[107], 107, &cubind_unavailable);
@@ -2567,9 +5828,33 @@ cudaError_t cubind_runtime_host_unregister(void *ptr)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaHostUnregister(void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaHostUnregister(ptr);
+    cubind_result = call_cudaHostUnregister(ptr);
+    if (cubind__trace_wanted(&cubind_call, names[107], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_host_unregister(void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaHostUnregister(ptr);
+    return call_cudaHostUnregister(ptr);
+}
+
 typedef cudaError_t (*cubind__cudaHostGetDevicePointer_fn)(void **pDevice, void *pHost, unsigned int flags);
 
-cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, unsigned int flags)
+/* The call itself, shared by cubind_runtime_host_get_device_pointer and its traced path. */
+static inline cudaError_t call_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaHostGetDevicePointer_fn cubind_fn = (cubind__cudaHostGetDevicePointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[108], 108, &cubind_unavailable);
@@ -2582,9 +5867,35 @@ cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    cubind_result = call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    if (cubind__trace_wanted(&cubind_call, names[108], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pDevice", (uintptr_t)pDevice);
+        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_host_get_device_pointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    return call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+}
+
 typedef cudaError_t (*cubind__cudaHostGetFlags_fn)(unsigned int *pFlags, void *pHost);
 
-cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
+/* The call itself, shared by cubind_runtime_host_get_flags and its traced path. */
+static inline cudaError_t call_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaHostGetFlags_fn cubind_fn = (cubind__cudaHostGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[109], 109, &cubind_unavailable);
@@ -2597,9 +5908,34 @@ cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaHostGetFlags(pFlags, pHost);
+    cubind_result = call_cudaHostGetFlags(pFlags, pHost);
+    if (cubind__trace_wanted(&cubind_call, names[109], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
+        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_host_get_flags(unsigned int *pFlags, void *pHost)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaHostGetFlags(pFlags, pHost);
+    return call_cudaHostGetFlags(pFlags, pHost);
+}
+
 typedef cudaError_t (*cubind__cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
 
-cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+/* The call itself, shared by cubind_runtime_malloc3_d and its traced path. */
+static inline cudaError_t call_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMalloc3D_fn cubind_fn = (cubind__cudaMalloc3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[110], 110, &cubind_unavailable);
@@ -2612,9 +5948,34 @@ cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMalloc3D(pitchedDevPtr, extent);
+    cubind_result = call_cudaMalloc3D(pitchedDevPtr, extent);
+    if (cubind__trace_wanted(&cubind_call, names[110], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pitchedDevPtr", (uintptr_t)pitchedDevPtr);
+        cubind__trace_record(&cubind_call, "extent");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc3_d(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMalloc3D(pitchedDevPtr, extent);
+    return call_cudaMalloc3D(pitchedDevPtr, extent);
+}
+
 typedef cudaError_t (*cubind__cudaMalloc3DArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags);
 
-cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
+/* The call itself, shared by cubind_runtime_malloc3_d_array and its traced path. */
+static inline cudaError_t call_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMalloc3DArray_fn cubind_fn = (cubind__cudaMalloc3DArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[111], 111, &cubind_unavailable);
@@ -2627,9 +5988,36 @@ cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMalloc3DArray(array, desc, extent, flags);
+    cubind_result = call_cudaMalloc3DArray(array, desc, extent, flags);
+    if (cubind__trace_wanted(&cubind_call, names[111], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_record(&cubind_call, "extent");
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc3_d_array(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMalloc3DArray(array, desc, extent, flags);
+    return call_cudaMalloc3DArray(array, desc, extent, flags);
+}
+
 typedef cudaError_t (*cubind__cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags);
 
-cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
+/* The call itself, shared by cubind_runtime_malloc_mipmapped_array and its traced path. */
+static inline cudaError_t call_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocMipmappedArray_fn cubind_fn = (cubind__cudaMallocMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[112], 112, &cubind_unavailable);
@@ -2642,9 +6030,37 @@ cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappe
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    cubind_result = call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    if (cubind__trace_wanted(&cubind_call, names[112], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_record(&cubind_call, "extent");
+        cubind__trace_unsigned(&cubind_call, "numLevels", (unsigned long long)numLevels);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    return call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGetMipmappedArrayLevel_fn)(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level);
 
-cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
+/* The call itself, shared by cubind_runtime_get_mipmapped_array_level and its traced path. */
+static inline cudaError_t call_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetMipmappedArrayLevel_fn cubind_fn = (cubind__cudaGetMipmappedArrayLevel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[113], 113, &cubind_unavailable);
@@ -2657,9 +6073,35 @@ cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    cubind_result = call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    if (cubind__trace_wanted(&cubind_call, names[113], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "levelArray", (uintptr_t)levelArray);
+        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
+        cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_mipmapped_array_level(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    return call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy3D_fn)(const struct cudaMemcpy3DParms *p);
 
-cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
+/* The call itself, shared by cubind_runtime_memcpy3_d and its traced path. */
+static inline cudaError_t call_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy3D_fn cubind_fn = (cubind__cudaMemcpy3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[114], 114, &cubind_unavailable);
@@ -2672,9 +6114,33 @@ cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy3D(p);
+    cubind_result = call_cudaMemcpy3D(p);
+    if (cubind__trace_wanted(&cubind_call, names[114], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy3_d(const struct cudaMemcpy3DParms *p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy3D(p);
+    return call_cudaMemcpy3D(p);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy3DPeer_fn)(const struct cudaMemcpy3DPeerParms *p);
 
-cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
+/* The call itself, shared by cubind_runtime_memcpy3_d_peer and its traced path. */
+static inline cudaError_t call_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy3DPeer_fn cubind_fn = (cubind__cudaMemcpy3DPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[115], 115, &cubind_unavailable);
@@ -2687,9 +6153,33 @@ cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy3DPeer(p);
+    cubind_result = call_cudaMemcpy3DPeer(p);
+    if (cubind__trace_wanted(&cubind_call, names[115], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy3_d_peer(const struct cudaMemcpy3DPeerParms *p)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy3DPeer(p);
+    return call_cudaMemcpy3DPeer(p);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy3DAsync_fn)(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy3_d_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy3DAsync_fn cubind_fn = (cubind__cudaMemcpy3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[116], 116, &cubind_unavailable);
@@ -2702,9 +6192,34 @@ cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy3DAsync(p, stream);
+    cubind_result = call_cudaMemcpy3DAsync(p, stream);
+    if (cubind__trace_wanted(&cubind_call, names[116], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy3_d_async(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy3DAsync(p, stream);
+    return call_cudaMemcpy3DAsync(p, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy3DPeerAsync_fn)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy3_d_peer_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy3DPeerAsync_fn cubind_fn = (cubind__cudaMemcpy3DPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[117], 117, &cubind_unavailable);
@@ -2717,9 +6232,34 @@ cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerPar
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy3DPeerAsync(p, stream);
+    cubind_result = call_cudaMemcpy3DPeerAsync(p, stream);
+    if (cubind__trace_wanted(&cubind_call, names[117], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy3_d_peer_async(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy3DPeerAsync(p, stream);
+    return call_cudaMemcpy3DPeerAsync(p, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemGetInfo_fn)(size_t *free, size_t *total);
 
-cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
+/* The call itself, shared by cubind_runtime_mem_get_info and its traced path. */
+static inline cudaError_t call_cudaMemGetInfo(size_t *free, size_t *total)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemGetInfo_fn cubind_fn = (cubind__cudaMemGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[118], 118, &cubind_unavailable);
@@ -2732,9 +6272,34 @@ cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemGetInfo(size_t *free, size_t *total)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemGetInfo(free, total);
+    cubind_result = call_cudaMemGetInfo(free, total);
+    if (cubind__trace_wanted(&cubind_call, names[118], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
+        cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_get_info(size_t *free, size_t *total)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemGetInfo(free, total);
+    return call_cudaMemGetInfo(free, total);
+}
+
 typedef cudaError_t (*cubind__cudaArrayGetInfo_fn)(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array);
 
-cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
+/* The call itself, shared by cubind_runtime_array_get_info and its traced path. */
+static inline cudaError_t call_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaArrayGetInfo_fn cubind_fn = (cubind__cudaArrayGetInfo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[119], 119, &cubind_unavailable);
@@ -2747,9 +6312,36 @@ cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, st
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaArrayGetInfo(desc, extent, flags, array);
+    cubind_result = call_cudaArrayGetInfo(desc, extent, flags, array);
+    if (cubind__trace_wanted(&cubind_call, names[119], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_pointer(&cubind_call, "extent", (uintptr_t)extent);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_array_get_info(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaArrayGetInfo(desc, extent, flags, array);
+    return call_cudaArrayGetInfo(desc, extent, flags, array);
+}
+
 typedef cudaError_t (*cubind__cudaArrayGetPlane_fn)(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx);
 
-cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
+/* The call itself, shared by cubind_runtime_array_get_plane and its traced path. */
+static inline cudaError_t call_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaArrayGetPlane_fn cubind_fn = (cubind__cudaArrayGetPlane_fn)cubind__symbol(&cubind__runtime_symbols, &slots[120], 120, &cubind_unavailable);
@@ -2762,9 +6354,35 @@ cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    cubind_result = call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    if (cubind__trace_wanted(&cubind_call, names[120], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
+        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
+        cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_array_get_plane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    return call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+}
+
 typedef cudaError_t (*cubind__cudaArrayGetMemoryRequirements_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device);
 
-cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+/* The call itself, shared by cubind_runtime_array_get_memory_requirements and its traced path. */
+static inline cudaError_t call_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[121], 121, &cubind_unavailable);
@@ -2777,9 +6395,35 @@ cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryR
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    cubind_result = call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    if (cubind__trace_wanted(&cubind_call, names[121], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    return call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+}
+
 typedef cudaError_t (*cubind__cudaMipmappedArrayGetMemoryRequirements_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device);
 
-cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
+/* The call itself, shared by cubind_runtime_mipmapped_array_get_memory_requirements and its traced path. */
+static inline cudaError_t call_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMipmappedArrayGetMemoryRequirements_fn cubind_fn = (cubind__cudaMipmappedArrayGetMemoryRequirements_fn)cubind__symbol(&cubind__runtime_symbols, &slots[122], 122, &cubind_unavailable);
@@ -2792,9 +6436,35 @@ cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaAr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    cubind_result = call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    if (cubind__trace_wanted(&cubind_call, names[122], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    return call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+}
+
 typedef cudaError_t (*cubind__cudaArrayGetSparseProperties_fn)(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array);
 
-cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
+/* The call itself, shared by cubind_runtime_array_get_sparse_properties and its traced path. */
+static inline cudaError_t call_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaArrayGetSparseProperties_fn cubind_fn = (cubind__cudaArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[123], 123, &cubind_unavailable);
@@ -2807,9 +6477,34 @@ cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparsePro
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaArrayGetSparseProperties(sparseProperties, array);
+    cubind_result = call_cudaArrayGetSparseProperties(sparseProperties, array);
+    if (cubind__trace_wanted(&cubind_call, names[123], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaArrayGetSparseProperties(sparseProperties, array);
+    return call_cudaArrayGetSparseProperties(sparseProperties, array);
+}
+
 typedef cudaError_t (*cubind__cudaMipmappedArrayGetSparseProperties_fn)(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap);
 
-cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+/* The call itself, shared by cubind_runtime_mipmapped_array_get_sparse_properties and its traced path. */
+static inline cudaError_t call_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMipmappedArrayGetSparseProperties_fn cubind_fn = (cubind__cudaMipmappedArrayGetSparseProperties_fn)cubind__symbol(&cubind__runtime_symbols, &slots[124], 124, &cubind_unavailable);
@@ -2822,9 +6517,34 @@ cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    cubind_result = call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    if (cubind__trace_wanted(&cubind_call, names[124], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
+        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    return call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy and its traced path. */
+static inline cudaError_t call_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy_fn cubind_fn = (cubind__cudaMemcpy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[125], 125, &cubind_unavailable);
@@ -2837,9 +6557,36 @@ cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy(dst, src, count, kind);
+    cubind_result = call_cudaMemcpy(dst, src, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[125], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy(dst, src, count, kind);
+    return call_cudaMemcpy(dst, src, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyPeer_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
 
-cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+/* The call itself, shared by cubind_runtime_memcpy_peer and its traced path. */
+static inline cudaError_t call_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyPeer_fn cubind_fn = (cubind__cudaMemcpyPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[126], 126, &cubind_unavailable);
@@ -2852,9 +6599,37 @@ cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    cubind_result = call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    if (cubind__trace_wanted(&cubind_call, names[126], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    return call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2D_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy2_d and its traced path. */
+static inline cudaError_t call_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2D_fn cubind_fn = (cubind__cudaMemcpy2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[127], 127, &cubind_unavailable);
@@ -2867,9 +6642,39 @@ cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    cubind_result = call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    if (cubind__trace_wanted(&cubind_call, names[127], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    return call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DToArray_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy2_d_to_array and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DToArray_fn cubind_fn = (cubind__cudaMemcpy2DToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[128], 128, &cubind_unavailable);
@@ -2882,9 +6687,40 @@ cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    cubind_result = call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    if (cubind__trace_wanted(&cubind_call, names[128], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    return call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DFromArray_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy2_d_from_array and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DFromArray_fn cubind_fn = (cubind__cudaMemcpy2DFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[129], 129, &cubind_unavailable);
@@ -2897,9 +6733,40 @@ cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaAr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    cubind_result = call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    if (cubind__trace_wanted(&cubind_call, names[129], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_from_array(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    return call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DArrayToArray_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy2_d_array_to_array and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DArrayToArray_fn cubind_fn = (cubind__cudaMemcpy2DArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[130], 130, &cubind_unavailable);
@@ -2912,9 +6779,41 @@ cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOff
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    cubind_result = call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    if (cubind__trace_wanted(&cubind_call, names[130], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
+        cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffsetSrc", (unsigned long long)wOffsetSrc);
+        cubind__trace_unsigned(&cubind_call, "hOffsetSrc", (unsigned long long)hOffsetSrc);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    return call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyToSymbol_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy_to_symbol and its traced path. */
+static inline cudaError_t call_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyToSymbol_fn cubind_fn = (cubind__cudaMemcpyToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[131], 131, &cubind_unavailable);
@@ -2927,9 +6826,37 @@ cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    cubind_result = call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[131], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_to_symbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    return call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyFromSymbol_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy_from_symbol and its traced path. */
+static inline cudaError_t call_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyFromSymbol_fn cubind_fn = (cubind__cudaMemcpyFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[132], 132, &cubind_unavailable);
@@ -2942,9 +6869,37 @@ cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, siz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    cubind_result = call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[132], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_from_symbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    return call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyAsync_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyAsync_fn cubind_fn = (cubind__cudaMemcpyAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[133], 133, &cubind_unavailable);
@@ -2957,9 +6912,37 @@ cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyAsync(dst, src, count, kind, stream);
+    cubind_result = call_cudaMemcpyAsync(dst, src, count, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[133], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyAsync(dst, src, count, kind, stream);
+    return call_cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyPeerAsync_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_peer_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyPeerAsync_fn cubind_fn = (cubind__cudaMemcpyPeerAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[134], 134, &cubind_unavailable);
@@ -2972,9 +6955,38 @@ cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const voi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    cubind_result = call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    if (cubind__trace_wanted(&cubind_call, names[134], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_peer_async(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    return call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyBatchAsync_fn)(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_batch_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyBatchAsync_fn cubind_fn = (cubind__cudaMemcpyBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[135], 135, &cubind_unavailable);
@@ -2987,9 +6999,40 @@ cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *con
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    cubind_result = call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    if (cubind__trace_wanted(&cubind_call, names[135], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
+        cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "attrs", (uintptr_t)attrs);
+        cubind__trace_pointer(&cubind_call, "attrsIdxs", (uintptr_t)attrsIdxs);
+        cubind__trace_unsigned(&cubind_call, "numAttrs", (unsigned long long)numAttrs);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_batch_async(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    return call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy3DBatchAsync_fn)(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy3_d_batch_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy3DBatchAsync_fn cubind_fn = (cubind__cudaMemcpy3DBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[136], 136, &cubind_unavailable);
@@ -3002,9 +7045,36 @@ cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcp
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    cubind_result = call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    if (cubind__trace_wanted(&cubind_call, names[136], cubind_result != cudaSuccess)) {
+        cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
+        cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy3_d_batch_async(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    return call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DAsync_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy2_d_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DAsync_fn cubind_fn = (cubind__cudaMemcpy2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[137], 137, &cubind_unavailable);
@@ -3017,9 +7087,40 @@ cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    cubind_result = call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[137], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    return call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DToArrayAsync_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy2_d_to_array_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DToArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[138], 138, &cubind_unavailable);
@@ -3032,9 +7133,41 @@ cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOff
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    cubind_result = call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[138], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    return call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpy2DFromArrayAsync_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy2_d_from_array_async and its traced path. */
+static inline cudaError_t call_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpy2DFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpy2DFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[139], 139, &cubind_unavailable);
@@ -3047,9 +7180,41 @@ cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    cubind_result = call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[139], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy2_d_from_array_async(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    return call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyToSymbolAsync_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_to_symbol_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyToSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyToSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[140], 140, &cubind_unavailable);
@@ -3062,9 +7227,38 @@ cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    cubind_result = call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[140], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    return call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyFromSymbolAsync_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_from_symbol_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyFromSymbolAsync_fn cubind_fn = (cubind__cudaMemcpyFromSymbolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[141], 141, &cubind_unavailable);
@@ -3077,9 +7271,38 @@ cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    cubind_result = call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[141], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    return call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemset_fn)(void *devPtr, int value, size_t count);
 
-cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
+/* The call itself, shared by cubind_runtime_memset and its traced path. */
+static inline cudaError_t call_cudaMemset(void *devPtr, int value, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemset_fn cubind_fn = (cubind__cudaMemset_fn)cubind__symbol(&cubind__runtime_symbols, &slots[142], 142, &cubind_unavailable);
@@ -3092,9 +7315,35 @@ cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemset(void *devPtr, int value, size_t count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemset(devPtr, value, count);
+    cubind_result = call_cudaMemset(devPtr, value, count);
+    if (cubind__trace_wanted(&cubind_call, names[142], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset(void *devPtr, int value, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemset(devPtr, value, count);
+    return call_cudaMemset(devPtr, value, count);
+}
+
 typedef cudaError_t (*cubind__cudaMemset2D_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height);
 
-cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+/* The call itself, shared by cubind_runtime_memset2_d and its traced path. */
+static inline cudaError_t call_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemset2D_fn cubind_fn = (cubind__cudaMemset2D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[143], 143, &cubind_unavailable);
@@ -3107,9 +7356,37 @@ cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemset2D(devPtr, pitch, value, width, height);
+    cubind_result = call_cudaMemset2D(devPtr, pitch, value, width, height);
+    if (cubind__trace_wanted(&cubind_call, names[143], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset2_d(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemset2D(devPtr, pitch, value, width, height);
+    return call_cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
 typedef cudaError_t (*cubind__cudaMemset3D_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
 
-cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+/* The call itself, shared by cubind_runtime_memset3_d and its traced path. */
+static inline cudaError_t call_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemset3D_fn cubind_fn = (cubind__cudaMemset3D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[144], 144, &cubind_unavailable);
@@ -3122,9 +7399,35 @@ cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int va
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemset3D(pitchedDevPtr, value, extent);
+    cubind_result = call_cudaMemset3D(pitchedDevPtr, value, extent);
+    if (cubind__trace_wanted(&cubind_call, names[144], cubind_result != cudaSuccess)) {
+        cubind__trace_record(&cubind_call, "pitchedDevPtr");
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_record(&cubind_call, "extent");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset3_d(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemset3D(pitchedDevPtr, value, extent);
+    return call_cudaMemset3D(pitchedDevPtr, value, extent);
+}
+
 typedef cudaError_t (*cubind__cudaMemsetAsync_fn)(void *devPtr, int value, size_t count, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memset_async and its traced path. */
+static inline cudaError_t call_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemsetAsync_fn cubind_fn = (cubind__cudaMemsetAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[145], 145, &cubind_unavailable);
@@ -3137,9 +7440,36 @@ cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemsetAsync(devPtr, value, count, stream);
+    cubind_result = call_cudaMemsetAsync(devPtr, value, count, stream);
+    if (cubind__trace_wanted(&cubind_call, names[145], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset_async(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemsetAsync(devPtr, value, count, stream);
+    return call_cudaMemsetAsync(devPtr, value, count, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemset2DAsync_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memset2_d_async and its traced path. */
+static inline cudaError_t call_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemset2DAsync_fn cubind_fn = (cubind__cudaMemset2DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[146], 146, &cubind_unavailable);
@@ -3152,9 +7482,38 @@ cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    cubind_result = call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    if (cubind__trace_wanted(&cubind_call, names[146], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
+        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset2_d_async(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    return call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemset3DAsync_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memset3_d_async and its traced path. */
+static inline cudaError_t call_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemset3DAsync_fn cubind_fn = (cubind__cudaMemset3DAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[147], 147, &cubind_unavailable);
@@ -3167,9 +7526,36 @@ cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    cubind_result = call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    if (cubind__trace_wanted(&cubind_call, names[147], cubind_result != cudaSuccess)) {
+        cubind__trace_record(&cubind_call, "pitchedDevPtr");
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_record(&cubind_call, "extent");
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memset3_d_async(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    return call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+}
+
 typedef cudaError_t (*cubind__cudaGetSymbolAddress_fn)(void **devPtr, const void *symbol);
 
-cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
+/* The call itself, shared by cubind_runtime_get_symbol_address and its traced path. */
+static inline cudaError_t call_cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetSymbolAddress_fn cubind_fn = (cubind__cudaGetSymbolAddress_fn)cubind__symbol(&cubind__runtime_symbols, &slots[148], 148, &cubind_unavailable);
@@ -3182,9 +7568,34 @@ cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetSymbolAddress(devPtr, symbol);
+    cubind_result = call_cudaGetSymbolAddress(devPtr, symbol);
+    if (cubind__trace_wanted(&cubind_call, names[148], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_symbol_address(void **devPtr, const void *symbol)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetSymbolAddress(devPtr, symbol);
+    return call_cudaGetSymbolAddress(devPtr, symbol);
+}
+
 typedef cudaError_t (*cubind__cudaGetSymbolSize_fn)(size_t *size, const void *symbol);
 
-cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
+/* The call itself, shared by cubind_runtime_get_symbol_size and its traced path. */
+static inline cudaError_t call_cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetSymbolSize_fn cubind_fn = (cubind__cudaGetSymbolSize_fn)cubind__symbol(&cubind__runtime_symbols, &slots[149], 149, &cubind_unavailable);
@@ -3197,9 +7608,34 @@ cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetSymbolSize(size, symbol);
+    cubind_result = call_cudaGetSymbolSize(size, symbol);
+    if (cubind__trace_wanted(&cubind_call, names[149], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_symbol_size(size_t *size, const void *symbol)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetSymbolSize(size, symbol);
+    return call_cudaGetSymbolSize(size, symbol);
+}
+
 typedef cudaError_t (*cubind__cudaMemPrefetchAsync_fn)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
 
-cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_mem_prefetch_async and its traced path. */
+static inline cudaError_t call_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPrefetchAsync_fn cubind_fn = (cubind__cudaMemPrefetchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[150], 150, &cubind_unavailable);
@@ -3212,9 +7648,37 @@ cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    cubind_result = call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    if (cubind__trace_wanted(&cubind_call, names[150], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_record(&cubind_call, "location");
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_prefetch_async(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    return call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemPrefetchBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
 
-cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_mem_prefetch_batch_async and its traced path. */
+static inline cudaError_t call_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[151], 151, &cubind_unavailable);
@@ -3227,9 +7691,40 @@ cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cubind_result = call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind__trace_wanted(&cubind_call, names[151], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
+        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
+        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemDiscardBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream);
 
-cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_mem_discard_batch_async and its traced path. */
+static inline cudaError_t call_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemDiscardBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[152], 152, &cubind_unavailable);
@@ -3242,9 +7737,37 @@ cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    cubind_result = call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    if (cubind__trace_wanted(&cubind_call, names[152], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_discard_batch_async(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    return call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream);
 
-cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_mem_discard_and_prefetch_batch_async and its traced path. */
+static inline cudaError_t call_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemDiscardAndPrefetchBatchAsync_fn cubind_fn = (cubind__cudaMemDiscardAndPrefetchBatchAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[153], 153, &cubind_unavailable);
@@ -3257,9 +7780,40 @@ cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, si
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    cubind_result = call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind__trace_wanted(&cubind_call, names[153], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
+        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
+        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
+        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemAdvise_fn)(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
 
-cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+/* The call itself, shared by cubind_runtime_mem_advise and its traced path. */
+static inline cudaError_t call_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemAdvise_fn cubind_fn = (cubind__cudaMemAdvise_fn)cubind__symbol(&cubind__runtime_symbols, &slots[154], 154, &cubind_unavailable);
@@ -3272,9 +7826,36 @@ cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemAdvise(devPtr, count, advice, location);
+    cubind_result = call_cudaMemAdvise(devPtr, count, advice, location);
+    if (cubind__trace_wanted(&cubind_call, names[154], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "advice", trace_enum_12((long long)advice), (long long)advice);
+        cubind__trace_record(&cubind_call, "location");
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_advise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemAdvise(devPtr, count, advice, location);
+    return call_cudaMemAdvise(devPtr, count, advice, location);
+}
+
 typedef cudaError_t (*cubind__cudaMemRangeGetAttribute_fn)(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count);
 
-cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
+/* The call itself, shared by cubind_runtime_mem_range_get_attribute and its traced path. */
+static inline cudaError_t call_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemRangeGetAttribute_fn cubind_fn = (cubind__cudaMemRangeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[155], 155, &cubind_unavailable);
@@ -3287,9 +7868,37 @@ cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    cubind_result = call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    if (cubind__trace_wanted(&cubind_call, names[155], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
+        cubind__trace_enum(&cubind_call, "attribute", trace_enum_13((long long)attribute), (long long)attribute);
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_range_get_attribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    return call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+}
+
 typedef cudaError_t (*cubind__cudaMemRangeGetAttributes_fn)(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count);
 
-cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
+/* The call itself, shared by cubind_runtime_mem_range_get_attributes and its traced path. */
+static inline cudaError_t call_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemRangeGetAttributes_fn cubind_fn = (cubind__cudaMemRangeGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[156], 156, &cubind_unavailable);
@@ -3302,9 +7911,38 @@ cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSiz
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    cubind_result = call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    if (cubind__trace_wanted(&cubind_call, names[156], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
+        cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
+        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
+        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_range_get_attributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    return call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyToArray_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy_to_array and its traced path. */
+static inline cudaError_t call_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyToArray_fn cubind_fn = (cubind__cudaMemcpyToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[157], 157, &cubind_unavailable);
@@ -3317,9 +7955,38 @@ cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    cubind_result = call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[157], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_to_array(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    return call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyFromArray_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy_from_array and its traced path. */
+static inline cudaError_t call_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyFromArray_fn cubind_fn = (cubind__cudaMemcpyFromArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[158], 158, &cubind_unavailable);
@@ -3332,9 +7999,38 @@ cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    cubind_result = call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[158], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_from_array(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    return call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyArrayToArray_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_memcpy_array_to_array and its traced path. */
+static inline cudaError_t call_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyArrayToArray_fn cubind_fn = (cubind__cudaMemcpyArrayToArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[159], 159, &cubind_unavailable);
@@ -3347,9 +8043,40 @@ cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    cubind_result = call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[159], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
+        cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffsetSrc", (unsigned long long)wOffsetSrc);
+        cubind__trace_unsigned(&cubind_call, "hOffsetSrc", (unsigned long long)hOffsetSrc);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_array_to_array(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    return call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyToArrayAsync_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_to_array_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyToArrayAsync_fn cubind_fn = (cubind__cudaMemcpyToArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[160], 160, &cubind_unavailable);
@@ -3362,9 +8089,39 @@ cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    cubind_result = call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[160], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_to_array_async(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    return call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemcpyFromArrayAsync_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 
-cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_memcpy_from_array_async and its traced path. */
+static inline cudaError_t call_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemcpyFromArrayAsync_fn cubind_fn = (cubind__cudaMemcpyFromArrayAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[161], 161, &cubind_unavailable);
@@ -3377,9 +8134,39 @@ cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    cubind_result = call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    if (cubind__trace_wanted(&cubind_call, names[161], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
+        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_memcpy_from_array_async(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    return call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMallocAsync_fn)(void **devPtr, size_t size, cudaStream_t hStream);
 
-cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t hStream)
+/* The call itself, shared by cubind_runtime_malloc_async and its traced path. */
+static inline cudaError_t call_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocAsync_fn cubind_fn = (cubind__cudaMallocAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[162], 162, &cubind_unavailable);
@@ -3392,9 +8179,35 @@ cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocAsync(devPtr, size, hStream);
+    cubind_result = call_cudaMallocAsync(devPtr, size, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[162], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_async(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocAsync(devPtr, size, hStream);
+    return call_cudaMallocAsync(devPtr, size, hStream);
+}
+
 typedef cudaError_t (*cubind__cudaFreeAsync_fn)(void *devPtr, cudaStream_t hStream);
 
-cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
+/* The call itself, shared by cubind_runtime_free_async and its traced path. */
+static inline cudaError_t call_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaFreeAsync_fn cubind_fn = (cubind__cudaFreeAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[163], 163, &cubind_unavailable);
@@ -3407,9 +8220,34 @@ cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaFreeAsync(devPtr, hStream);
+    cubind_result = call_cudaFreeAsync(devPtr, hStream);
+    if (cubind__trace_wanted(&cubind_call, names[163], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_free_async(void *devPtr, cudaStream_t hStream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaFreeAsync(devPtr, hStream);
+    return call_cudaFreeAsync(devPtr, hStream);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolTrimTo_fn)(cudaMemPool_t memPool, size_t minBytesToKeep);
 
-cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
+/* The call itself, shared by cubind_runtime_mem_pool_trim_to and its traced path. */
+static inline cudaError_t call_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolTrimTo_fn cubind_fn = (cubind__cudaMemPoolTrimTo_fn)cubind__symbol(&cubind__runtime_symbols, &slots[164], 164, &cubind_unavailable);
@@ -3422,9 +8260,34 @@ cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minByt
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    cubind_result = call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    if (cubind__trace_wanted(&cubind_call, names[164], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    return call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolSetAttribute_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
 
-cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+/* The call itself, shared by cubind_runtime_mem_pool_set_attribute and its traced path. */
+static inline cudaError_t call_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolSetAttribute_fn cubind_fn = (cubind__cudaMemPoolSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[165], 165, &cubind_unavailable);
@@ -3437,9 +8300,35 @@ cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolSetAttribute(memPool, attr, value);
+    cubind_result = call_cudaMemPoolSetAttribute(memPool, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[165], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_set_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolSetAttribute(memPool, attr, value);
+    return call_cudaMemPoolSetAttribute(memPool, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolGetAttribute_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value);
 
-cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+/* The call itself, shared by cubind_runtime_mem_pool_get_attribute and its traced path. */
+static inline cudaError_t call_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolGetAttribute_fn cubind_fn = (cubind__cudaMemPoolGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[166], 166, &cubind_unavailable);
@@ -3452,9 +8341,35 @@ cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolGetAttribute(memPool, attr, value);
+    cubind_result = call_cudaMemPoolGetAttribute(memPool, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[166], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_get_attribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolGetAttribute(memPool, attr, value);
+    return call_cudaMemPoolGetAttribute(memPool, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolSetAccess_fn)(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count);
 
-cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
+/* The call itself, shared by cubind_runtime_mem_pool_set_access and its traced path. */
+static inline cudaError_t call_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolSetAccess_fn cubind_fn = (cubind__cudaMemPoolSetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[167], 167, &cubind_unavailable);
@@ -3467,9 +8382,35 @@ cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const stru
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolSetAccess(memPool, descList, count);
+    cubind_result = call_cudaMemPoolSetAccess(memPool, descList, count);
+    if (cubind__trace_wanted(&cubind_call, names[167], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "descList", (uintptr_t)descList);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_set_access(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolSetAccess(memPool, descList, count);
+    return call_cudaMemPoolSetAccess(memPool, descList, count);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolGetAccess_fn)(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location);
 
-cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
+/* The call itself, shared by cubind_runtime_mem_pool_get_access and its traced path. */
+static inline cudaError_t call_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolGetAccess_fn cubind_fn = (cubind__cudaMemPoolGetAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[168], 168, &cubind_unavailable);
@@ -3482,9 +8423,35 @@ cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolGetAccess(flags, memPool, location);
+    cubind_result = call_cudaMemPoolGetAccess(flags, memPool, location);
+    if (cubind__trace_wanted(&cubind_call, names[168], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_get_access(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolGetAccess(flags, memPool, location);
+    return call_cudaMemPoolGetAccess(flags, memPool, location);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolCreate_fn)(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
 
-cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+/* The call itself, shared by cubind_runtime_mem_pool_create and its traced path. */
+static inline cudaError_t call_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[169], 169, &cubind_unavailable);
@@ -3497,9 +8464,34 @@ cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolCreate(memPool, poolProps);
+    cubind_result = call_cudaMemPoolCreate(memPool, poolProps);
+    if (cubind__trace_wanted(&cubind_call, names[169], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_create(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolCreate(memPool, poolProps);
+    return call_cudaMemPoolCreate(memPool, poolProps);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolDestroy_fn)(cudaMemPool_t memPool);
 
-cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
+/* The call itself, shared by cubind_runtime_mem_pool_destroy and its traced path. */
+static inline cudaError_t call_cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolDestroy_fn cubind_fn = (cubind__cudaMemPoolDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[170], 170, &cubind_unavailable);
@@ -3512,9 +8504,33 @@ cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolDestroy(memPool);
+    cubind_result = call_cudaMemPoolDestroy(memPool);
+    if (cubind__trace_wanted(&cubind_call, names[170], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_destroy(cudaMemPool_t memPool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolDestroy(memPool);
+    return call_cudaMemPoolDestroy(memPool);
+}
+
 typedef cudaError_t (*cubind__cudaMemGetDefaultMemPool_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
 
-cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+/* The call itself, shared by cubind_runtime_mem_get_default_mem_pool and its traced path. */
+static inline cudaError_t call_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemGetDefaultMemPool_fn cubind_fn = (cubind__cudaMemGetDefaultMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[171], 171, &cubind_unavailable);
@@ -3527,9 +8543,35 @@ cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, stru
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemGetDefaultMemPool(memPool, location, type);
+    cubind_result = call_cudaMemGetDefaultMemPool(memPool, location, type);
+    if (cubind__trace_wanted(&cubind_call, names[171], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_get_default_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemGetDefaultMemPool(memPool, location, type);
+    return call_cudaMemGetDefaultMemPool(memPool, location, type);
+}
+
 typedef cudaError_t (*cubind__cudaMemGetMemPool_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type);
 
-cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+/* The call itself, shared by cubind_runtime_mem_get_mem_pool and its traced path. */
+static inline cudaError_t call_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemGetMemPool_fn cubind_fn = (cubind__cudaMemGetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[172], 172, &cubind_unavailable);
@@ -3542,9 +8584,35 @@ cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaM
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemGetMemPool(memPool, location, type);
+    cubind_result = call_cudaMemGetMemPool(memPool, location, type);
+    if (cubind__trace_wanted(&cubind_call, names[172], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_get_mem_pool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemGetMemPool(memPool, location, type);
+    return call_cudaMemGetMemPool(memPool, location, type);
+}
+
 typedef cudaError_t (*cubind__cudaMemSetMemPool_fn)(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool);
 
-cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
+/* The call itself, shared by cubind_runtime_mem_set_mem_pool and its traced path. */
+static inline cudaError_t call_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemSetMemPool_fn cubind_fn = (cubind__cudaMemSetMemPool_fn)cubind__symbol(&cubind__runtime_symbols, &slots[173], 173, &cubind_unavailable);
@@ -3557,9 +8625,35 @@ cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, en
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemSetMemPool(location, type, memPool);
+    cubind_result = call_cudaMemSetMemPool(location, type, memPool);
+    if (cubind__trace_wanted(&cubind_call, names[173], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
+        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_set_mem_pool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemSetMemPool(location, type, memPool);
+    return call_cudaMemSetMemPool(location, type, memPool);
+}
+
 typedef cudaError_t (*cubind__cudaMallocFromPoolAsync_fn)(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
 
-cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_malloc_from_pool_async and its traced path. */
+static inline cudaError_t call_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMallocFromPoolAsync_fn cubind_fn = (cubind__cudaMallocFromPoolAsync_fn)cubind__symbol(&cubind__runtime_symbols, &slots[174], 174, &cubind_unavailable);
@@ -3572,9 +8666,36 @@ cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaM
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    cubind_result = call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    if (cubind__trace_wanted(&cubind_call, names[174], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_malloc_from_pool_async(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    return call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolExportToShareableHandle_fn)(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags);
 
-cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+/* The call itself, shared by cubind_runtime_mem_pool_export_to_shareable_handle and its traced path. */
+static inline cudaError_t call_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolExportToShareableHandle_fn cubind_fn = (cubind__cudaMemPoolExportToShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[175], 175, &cubind_unavailable);
@@ -3587,9 +8708,36 @@ cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    cubind_result = call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[175], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    return call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolImportFromShareableHandle_fn)(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags);
 
-cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+/* The call itself, shared by cubind_runtime_mem_pool_import_from_shareable_handle and its traced path. */
+static inline cudaError_t call_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolImportFromShareableHandle_fn cubind_fn = (cubind__cudaMemPoolImportFromShareableHandle_fn)cubind__symbol(&cubind__runtime_symbols, &slots[176], 176, &cubind_unavailable);
@@ -3602,9 +8750,36 @@ cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    cubind_result = call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    if (cubind__trace_wanted(&cubind_call, names[176], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
+        cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    return call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolExportPointer_fn)(struct cudaMemPoolPtrExportData *exportData, void *ptr);
 
-cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
+/* The call itself, shared by cubind_runtime_mem_pool_export_pointer and its traced path. */
+static inline cudaError_t call_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolExportPointer_fn cubind_fn = (cubind__cudaMemPoolExportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[177], 177, &cubind_unavailable);
@@ -3617,9 +8792,34 @@ cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportDa
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolExportPointer(exportData, ptr);
+    cubind_result = call_cudaMemPoolExportPointer(exportData, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[177], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_export_pointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolExportPointer(exportData, ptr);
+    return call_cudaMemPoolExportPointer(exportData, ptr);
+}
+
 typedef cudaError_t (*cubind__cudaMemPoolImportPointer_fn)(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData);
 
-cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
+/* The call itself, shared by cubind_runtime_mem_pool_import_pointer and its traced path. */
+static inline cudaError_t call_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaMemPoolImportPointer_fn cubind_fn = (cubind__cudaMemPoolImportPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[178], 178, &cubind_unavailable);
@@ -3632,9 +8832,35 @@ cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t mem
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    cubind_result = call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    if (cubind__trace_wanted(&cubind_call, names[178], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
+        cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_mem_pool_import_pointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    return call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+}
+
 typedef cudaError_t (*cubind__cudaPointerGetAttributes_fn)(struct cudaPointerAttributes *attributes, const void *ptr);
 
-cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
+/* The call itself, shared by cubind_runtime_pointer_get_attributes and its traced path. */
+static inline cudaError_t call_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[179], 179, &cubind_unavailable);
@@ -3647,9 +8873,34 @@ cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaPointerGetAttributes(attributes, ptr);
+    cubind_result = call_cudaPointerGetAttributes(attributes, ptr);
+    if (cubind__trace_wanted(&cubind_call, names[179], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_pointer_get_attributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaPointerGetAttributes(attributes, ptr);
+    return call_cudaPointerGetAttributes(attributes, ptr);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceCanAccessPeer_fn)(int *canAccessPeer, int device, int peerDevice);
 
-cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device, int peerDevice)
+/* The call itself, shared by cubind_runtime_device_can_access_peer and its traced path. */
+static inline cudaError_t call_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceCanAccessPeer_fn cubind_fn = (cubind__cudaDeviceCanAccessPeer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[180], 180, &cubind_unavailable);
@@ -3662,9 +8913,35 @@ cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    cubind_result = call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    if (cubind__trace_wanted(&cubind_call, names[180], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_can_access_peer(int *canAccessPeer, int device, int peerDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    return call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceEnablePeerAccess_fn)(int peerDevice, unsigned int flags);
 
-cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned int flags)
+/* The call itself, shared by cubind_runtime_device_enable_peer_access and its traced path. */
+static inline cudaError_t call_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceEnablePeerAccess_fn cubind_fn = (cubind__cudaDeviceEnablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[181], 181, &cubind_unavailable);
@@ -3677,9 +8954,34 @@ cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned in
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    cubind_result = call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    if (cubind__trace_wanted(&cubind_call, names[181], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_enable_peer_access(int peerDevice, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    return call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceDisablePeerAccess_fn)(int peerDevice);
 
-cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
+/* The call itself, shared by cubind_runtime_device_disable_peer_access and its traced path. */
+static inline cudaError_t call_cudaDeviceDisablePeerAccess(int peerDevice)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceDisablePeerAccess_fn cubind_fn = (cubind__cudaDeviceDisablePeerAccess_fn)cubind__symbol(&cubind__runtime_symbols, &slots[182], 182, &cubind_unavailable);
@@ -3692,9 +8994,33 @@ cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceDisablePeerAccess(peerDevice);
+    cubind_result = call_cudaDeviceDisablePeerAccess(peerDevice);
+    if (cubind__trace_wanted(&cubind_call, names[182], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_disable_peer_access(int peerDevice)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceDisablePeerAccess(peerDevice);
+    return call_cudaDeviceDisablePeerAccess(peerDevice);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsUnregisterResource_fn)(cudaGraphicsResource_t resource);
 
-cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t resource)
+/* The call itself, shared by cubind_runtime_graphics_unregister_resource and its traced path. */
+static inline cudaError_t call_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsUnregisterResource_fn cubind_fn = (cubind__cudaGraphicsUnregisterResource_fn)cubind__symbol(&cubind__runtime_symbols, &slots[183], 183, &cubind_unavailable);
@@ -3707,9 +9033,33 @@ cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t r
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsUnregisterResource(resource);
+    cubind_result = call_cudaGraphicsUnregisterResource(resource);
+    if (cubind__trace_wanted(&cubind_call, names[183], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_unregister_resource(cudaGraphicsResource_t resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsUnregisterResource(resource);
+    return call_cudaGraphicsUnregisterResource(resource);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsResourceSetMapFlags_fn)(cudaGraphicsResource_t resource, unsigned int flags);
 
-cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_t resource, unsigned int flags)
+/* The call itself, shared by cubind_runtime_graphics_resource_set_map_flags and its traced path. */
+static inline cudaError_t call_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsResourceSetMapFlags_fn cubind_fn = (cubind__cudaGraphicsResourceSetMapFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[184], 184, &cubind_unavailable);
@@ -3722,9 +9072,34 @@ cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsResourceSetMapFlags(resource, flags);
+    cubind_result = call_cudaGraphicsResourceSetMapFlags(resource, flags);
+    if (cubind__trace_wanted(&cubind_call, names[184], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_resource_set_map_flags(cudaGraphicsResource_t resource, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsResourceSetMapFlags(resource, flags);
+    return call_cudaGraphicsResourceSetMapFlags(resource, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsMapResources_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
 
-cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_graphics_map_resources and its traced path. */
+static inline cudaError_t call_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsMapResources_fn cubind_fn = (cubind__cudaGraphicsMapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[185], 185, &cubind_unavailable);
@@ -3737,9 +9112,35 @@ cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResourc
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsMapResources(count, resources, stream);
+    cubind_result = call_cudaGraphicsMapResources(count, resources, stream);
+    if (cubind__trace_wanted(&cubind_call, names[185], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "count", (long long)count);
+        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_map_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsMapResources(count, resources, stream);
+    return call_cudaGraphicsMapResources(count, resources, stream);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsUnmapResources_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream);
 
-cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_graphics_unmap_resources and its traced path. */
+static inline cudaError_t call_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsUnmapResources_fn cubind_fn = (cubind__cudaGraphicsUnmapResources_fn)cubind__symbol(&cubind__runtime_symbols, &slots[186], 186, &cubind_unavailable);
@@ -3752,9 +9153,35 @@ cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResou
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsUnmapResources(count, resources, stream);
+    cubind_result = call_cudaGraphicsUnmapResources(count, resources, stream);
+    if (cubind__trace_wanted(&cubind_call, names[186], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "count", (long long)count);
+        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_unmap_resources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsUnmapResources(count, resources, stream);
+    return call_cudaGraphicsUnmapResources(count, resources, stream);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedPointer_fn)(void **devPtr, size_t *size, cudaGraphicsResource_t resource);
 
-cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
+/* The call itself, shared by cubind_runtime_graphics_resource_get_mapped_pointer and its traced path. */
+static inline cudaError_t call_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsResourceGetMappedPointer_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedPointer_fn)cubind__symbol(&cubind__runtime_symbols, &slots[187], 187, &cubind_unavailable);
@@ -3767,9 +9194,35 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, s
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    cubind_result = call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    if (cubind__trace_wanted(&cubind_call, names[187], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    return call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsSubResourceGetMappedArray_fn)(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel);
 
-cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
+/* The call itself, shared by cubind_runtime_graphics_sub_resource_get_mapped_array and its traced path. */
+static inline cudaError_t call_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsSubResourceGetMappedArray_fn cubind_fn = (cubind__cudaGraphicsSubResourceGetMappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[188], 188, &cubind_unavailable);
@@ -3782,9 +9235,36 @@ cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *a
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    cubind_result = call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    if (cubind__trace_wanted(&cubind_call, names[188], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
+        cubind__trace_unsigned(&cubind_call, "mipLevel", (unsigned long long)mipLevel);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    return call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+}
+
 typedef cudaError_t (*cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource);
 
-cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
+/* The call itself, shared by cubind_runtime_graphics_resource_get_mapped_mipmapped_array and its traced path. */
+static inline cudaError_t call_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaGraphicsResourceGetMappedMipmappedArray_fn)cubind__symbol(&cubind__runtime_symbols, &slots[189], 189, &cubind_unavailable);
@@ -3797,9 +9277,34 @@ cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipm
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    cubind_result = call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    if (cubind__trace_wanted(&cubind_call, names[189], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
+        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_array(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    return call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+}
+
 typedef cudaError_t (*cubind__cudaGetChannelDesc_fn)(struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
 
-cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+/* The call itself, shared by cubind_runtime_get_channel_desc and its traced path. */
+static inline cudaError_t call_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetChannelDesc_fn cubind_fn = (cubind__cudaGetChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[190], 190, &cubind_unavailable);
@@ -3812,9 +9317,34 @@ cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetChannelDesc(desc, array);
+    cubind_result = call_cudaGetChannelDesc(desc, array);
+    if (cubind__trace_wanted(&cubind_call, names[190], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
+        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_channel_desc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetChannelDesc(desc, array);
+    return call_cudaGetChannelDesc(desc, array);
+}
+
 typedef struct cudaChannelFormatDesc (*cubind__cudaCreateChannelDesc_fn)(int x, int y, int z, int w, enum cudaChannelFormatKind f);
 
-struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
+/* The call itself, shared by cubind_runtime_create_channel_desc and its traced path. */
+static inline struct cudaChannelFormatDesc call_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
     cubind__cudaCreateChannelDesc_fn cubind_fn = (cubind__cudaCreateChannelDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[191], 191, NULL);
     static const struct cudaChannelFormatDesc cubind_zero; /* all zero: returned when the call cannot be made */
@@ -3823,9 +9353,37 @@ struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, in
     return cubind_fn(x, y, z, w, f);
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD struct cudaChannelFormatDesc traced_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
+{
+    cubind__trace_call cubind_call;
+    struct cudaChannelFormatDesc cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaCreateChannelDesc(x, y, z, w, f);
+    cubind_result = call_cudaCreateChannelDesc(x, y, z, w, f);
+    if (cubind__trace_wanted(&cubind_call, names[191], 0)) {
+        cubind__trace_signed(&cubind_call, "x", (long long)x);
+        cubind__trace_signed(&cubind_call, "y", (long long)y);
+        cubind__trace_signed(&cubind_call, "z", (long long)z);
+        cubind__trace_signed(&cubind_call, "w", (long long)w);
+        cubind__trace_enum(&cubind_call, "f", trace_enum_17((long long)f), (long long)f);
+        cubind__trace_record(&cubind_call, NULL);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+struct cudaChannelFormatDesc cubind_runtime_create_channel_desc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaCreateChannelDesc(x, y, z, w, f);
+    return call_cudaCreateChannelDesc(x, y, z, w, f);
+}
+
 typedef cudaError_t (*cubind__cudaCreateTextureObject_fn)(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
 
-cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+/* The call itself, shared by cubind_runtime_create_texture_object and its traced path. */
+static inline cudaError_t call_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[192], 192, &cubind_unavailable);
@@ -3838,9 +9396,36 @@ cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    cubind_result = call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    if (cubind__trace_wanted(&cubind_call, names[192], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
+        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_create_texture_object(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    return call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
+
 typedef cudaError_t (*cubind__cudaDestroyTextureObject_fn)(cudaTextureObject_t texObject);
 
-cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
+/* The call itself, shared by cubind_runtime_destroy_texture_object and its traced path. */
+static inline cudaError_t call_cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDestroyTextureObject_fn cubind_fn = (cubind__cudaDestroyTextureObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[193], 193, &cubind_unavailable);
@@ -3853,9 +9438,33 @@ cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDestroyTextureObject(cudaTextureObject_t texObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDestroyTextureObject(texObject);
+    cubind_result = call_cudaDestroyTextureObject(texObject);
+    if (cubind__trace_wanted(&cubind_call, names[193], cubind_result != cudaSuccess)) {
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_destroy_texture_object(cudaTextureObject_t texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDestroyTextureObject(texObject);
+    return call_cudaDestroyTextureObject(texObject);
+}
+
 typedef cudaError_t (*cubind__cudaGetTextureObjectResourceDesc_fn)(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
 
-cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+/* The call itself, shared by cubind_runtime_get_texture_object_resource_desc and its traced path. */
+static inline cudaError_t call_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[194], 194, &cubind_unavailable);
@@ -3868,9 +9477,34 @@ cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    cubind_result = call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[194], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_texture_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    return call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+}
+
 typedef cudaError_t (*cubind__cudaGetTextureObjectTextureDesc_fn)(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
 
-cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+/* The call itself, shared by cubind_runtime_get_texture_object_texture_desc and its traced path. */
+static inline cudaError_t call_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[195], 195, &cubind_unavailable);
@@ -3883,9 +9517,34 @@ cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDes
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    cubind_result = call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[195], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_texture_object_texture_desc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    return call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+}
+
 typedef cudaError_t (*cubind__cudaGetTextureObjectResourceViewDesc_fn)(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
 
-cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+/* The call itself, shared by cubind_runtime_get_texture_object_resource_view_desc and its traced path. */
+static inline cudaError_t call_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[196], 196, &cubind_unavailable);
@@ -3898,9 +9557,34 @@ cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaReso
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    cubind_result = call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    if (cubind__trace_wanted(&cubind_call, names[196], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
+        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_texture_object_resource_view_desc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    return call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+}
+
 typedef cudaError_t (*cubind__cudaCreateSurfaceObject_fn)(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
 
-cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+/* The call itself, shared by cubind_runtime_create_surface_object and its traced path. */
+static inline cudaError_t call_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[197], 197, &cubind_unavailable);
@@ -3913,9 +9597,34 @@ cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObjec
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    cubind_result = call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    if (cubind__trace_wanted(&cubind_call, names[197], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_create_surface_object(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    return call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+}
+
 typedef cudaError_t (*cubind__cudaDestroySurfaceObject_fn)(cudaSurfaceObject_t surfObject);
 
-cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject)
+/* The call itself, shared by cubind_runtime_destroy_surface_object and its traced path. */
+static inline cudaError_t call_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDestroySurfaceObject_fn cubind_fn = (cubind__cudaDestroySurfaceObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[198], 198, &cubind_unavailable);
@@ -3928,9 +9637,33 @@ cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDestroySurfaceObject(surfObject);
+    cubind_result = call_cudaDestroySurfaceObject(surfObject);
+    if (cubind__trace_wanted(&cubind_call, names[198], cubind_result != cudaSuccess)) {
+        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_destroy_surface_object(cudaSurfaceObject_t surfObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDestroySurfaceObject(surfObject);
+    return call_cudaDestroySurfaceObject(surfObject);
+}
+
 typedef cudaError_t (*cubind__cudaGetSurfaceObjectResourceDesc_fn)(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject);
 
-cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+/* The call itself, shared by cubind_runtime_get_surface_object_resource_desc and its traced path. */
+static inline cudaError_t call_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)cubind__symbol(&cubind__runtime_symbols, &slots[199], 199, &cubind_unavailable);
@@ -3943,9 +9676,34 @@ cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceD
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    cubind_result = call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    if (cubind__trace_wanted(&cubind_call, names[199], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
+        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_surface_object_resource_desc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    return call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+}
+
 typedef cudaError_t (*cubind__cudaDriverGetVersion_fn)(int *driverVersion);
 
-cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
+/* The call itself, shared by cubind_runtime_driver_get_version and its traced path. */
+static inline cudaError_t call_cudaDriverGetVersion(int *driverVersion)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDriverGetVersion_fn cubind_fn = (cubind__cudaDriverGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[200], 200, &cubind_unavailable);
@@ -3958,9 +9716,33 @@ cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDriverGetVersion(int *driverVersion)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDriverGetVersion(driverVersion);
+    cubind_result = call_cudaDriverGetVersion(driverVersion);
+    if (cubind__trace_wanted(&cubind_call, names[200], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_driver_get_version(int *driverVersion)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDriverGetVersion(driverVersion);
+    return call_cudaDriverGetVersion(driverVersion);
+}
+
 typedef cudaError_t (*cubind__cudaRuntimeGetVersion_fn)(int *runtimeVersion);
 
-cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
+/* The call itself, shared by cubind_runtime_runtime_get_version and its traced path. */
+static inline cudaError_t call_cudaRuntimeGetVersion(int *runtimeVersion)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaRuntimeGetVersion_fn cubind_fn = (cubind__cudaRuntimeGetVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[201], 201, &cubind_unavailable);
@@ -3973,9 +9755,33 @@ cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaRuntimeGetVersion(int *runtimeVersion)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaRuntimeGetVersion(runtimeVersion);
+    cubind_result = call_cudaRuntimeGetVersion(runtimeVersion);
+    if (cubind__trace_wanted(&cubind_call, names[201], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "runtimeVersion", (uintptr_t)runtimeVersion);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_runtime_get_version(int *runtimeVersion)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaRuntimeGetVersion(runtimeVersion);
+    return call_cudaRuntimeGetVersion(runtimeVersion);
+}
+
 typedef cudaError_t (*cubind__cudaLogsRegisterCallback_fn)(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out);
 
-cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
+/* The call itself, shared by cubind_runtime_logs_register_callback and its traced path. */
+static inline cudaError_t call_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLogsRegisterCallback_fn cubind_fn = (cubind__cudaLogsRegisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[202], 202, &cubind_unavailable);
@@ -3988,9 +9794,35 @@ cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFun
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    cubind_result = call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    if (cubind__trace_wanted(&cubind_call, names[202], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
+        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
+        cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_logs_register_callback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    return call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+}
+
 typedef cudaError_t (*cubind__cudaLogsUnregisterCallback_fn)(cudaLogsCallbackHandle callback);
 
-cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callback)
+/* The call itself, shared by cubind_runtime_logs_unregister_callback and its traced path. */
+static inline cudaError_t call_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLogsUnregisterCallback_fn cubind_fn = (cubind__cudaLogsUnregisterCallback_fn)cubind__symbol(&cubind__runtime_symbols, &slots[203], 203, &cubind_unavailable);
@@ -4003,9 +9835,33 @@ cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callb
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLogsUnregisterCallback(callback);
+    cubind_result = call_cudaLogsUnregisterCallback(callback);
+    if (cubind__trace_wanted(&cubind_call, names[203], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_logs_unregister_callback(cudaLogsCallbackHandle callback)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLogsUnregisterCallback(callback);
+    return call_cudaLogsUnregisterCallback(callback);
+}
+
 typedef cudaError_t (*cubind__cudaLogsCurrent_fn)(cudaLogIterator *iterator_out, unsigned int flags);
 
-cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned int flags)
+/* The call itself, shared by cubind_runtime_logs_current and its traced path. */
+static inline cudaError_t call_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLogsCurrent_fn cubind_fn = (cubind__cudaLogsCurrent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[204], 204, &cubind_unavailable);
@@ -4018,9 +9874,34 @@ cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLogsCurrent(iterator_out, flags);
+    cubind_result = call_cudaLogsCurrent(iterator_out, flags);
+    if (cubind__trace_wanted(&cubind_call, names[204], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_logs_current(cudaLogIterator *iterator_out, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLogsCurrent(iterator_out, flags);
+    return call_cudaLogsCurrent(iterator_out, flags);
+}
+
 typedef cudaError_t (*cubind__cudaLogsDumpToFile_fn)(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags);
 
-cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
+/* The call itself, shared by cubind_runtime_logs_dump_to_file and its traced path. */
+static inline cudaError_t call_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLogsDumpToFile_fn cubind_fn = (cubind__cudaLogsDumpToFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[205], 205, &cubind_unavailable);
@@ -4033,9 +9914,35 @@ cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const ch
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    cubind_result = call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    if (cubind__trace_wanted(&cubind_call, names[205], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
+        cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_logs_dump_to_file(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    return call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+}
+
 typedef cudaError_t (*cubind__cudaLogsDumpToMemory_fn)(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
 
-cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+/* The call itself, shared by cubind_runtime_logs_dump_to_memory and its traced path. */
+static inline cudaError_t call_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLogsDumpToMemory_fn cubind_fn = (cubind__cudaLogsDumpToMemory_fn)cubind__symbol(&cubind__runtime_symbols, &slots[206], 206, &cubind_unavailable);
@@ -4048,9 +9955,36 @@ cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    cubind_result = call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    if (cubind__trace_wanted(&cubind_call, names[206], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
+        cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
+        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_logs_dump_to_memory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    return call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphCreate_fn)(cudaGraph_t *pGraph, unsigned int flags);
 
-cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
+/* The call itself, shared by cubind_runtime_graph_create and its traced path. */
+static inline cudaError_t call_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphCreate_fn cubind_fn = (cubind__cudaGraphCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[207], 207, &cubind_unavailable);
@@ -4063,9 +9997,34 @@ cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphCreate(pGraph, flags);
+    cubind_result = call_cudaGraphCreate(pGraph, flags);
+    if (cubind__trace_wanted(&cubind_call, names[207], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_create(cudaGraph_t *pGraph, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphCreate(pGraph, flags);
+    return call_cudaGraphCreate(pGraph, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddKernelNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_kernel_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddKernelNode_fn cubind_fn = (cubind__cudaGraphAddKernelNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[208], 208, &cubind_unavailable);
@@ -4078,9 +10037,37 @@ cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cubind_result = call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[208], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_kernel_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    return call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphKernelNodeGetParams_fn)(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_kernel_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphKernelNodeGetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[209], 209, &cubind_unavailable);
@@ -4093,9 +10080,34 @@ cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[209], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_kernel_node_get_params(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    return call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphKernelNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_kernel_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[210], 210, &cubind_unavailable);
@@ -4108,9 +10120,34 @@ cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[210], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_kernel_node_set_params(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    return call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphKernelNodeCopyAttributes_fn)(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
 
-cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+/* The call itself, shared by cubind_runtime_graph_kernel_node_copy_attributes and its traced path. */
+static inline cudaError_t call_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphKernelNodeCopyAttributes_fn cubind_fn = (cubind__cudaGraphKernelNodeCopyAttributes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[211], 211, &cubind_unavailable);
@@ -4123,9 +10160,34 @@ cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDs
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    cubind_result = call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    if (cubind__trace_wanted(&cubind_call, names[211], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hDst", (uintptr_t)hDst);
+        cubind__trace_pointer(&cubind_call, "hSrc", (uintptr_t)hSrc);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_kernel_node_copy_attributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    return call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+}
+
 typedef cudaError_t (*cubind__cudaGraphKernelNodeGetAttribute_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out);
 
-cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+/* The call itself, shared by cubind_runtime_graph_kernel_node_get_attribute and its traced path. */
+static inline cudaError_t call_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphKernelNodeGetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeGetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[212], 212, &cubind_unavailable);
@@ -4138,9 +10200,35 @@ cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    cubind_result = call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    if (cubind__trace_wanted(&cubind_call, names[212], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_kernel_node_get_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    return call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphKernelNodeSetAttribute_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value);
 
-cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+/* The call itself, shared by cubind_runtime_graph_kernel_node_set_attribute and its traced path. */
+static inline cudaError_t call_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphKernelNodeSetAttribute_fn cubind_fn = (cubind__cudaGraphKernelNodeSetAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[213], 213, &cubind_unavailable);
@@ -4153,9 +10241,35 @@ cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    cubind_result = call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[213], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_kernel_node_set_attribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    return call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
 
-cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
+/* The call itself, shared by cubind_runtime_graph_add_memcpy_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemcpyNode_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[214], 214, &cubind_unavailable);
@@ -4168,9 +10282,37 @@ cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    cubind_result = call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    if (cubind__trace_wanted(&cubind_call, names[214], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "pCopyParams", (uintptr_t)pCopyParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_memcpy_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    return call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeToSymbol_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_add_memcpy_node_to_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemcpyNodeToSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[215], 215, &cubind_unavailable);
@@ -4183,9 +10325,41 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    cubind_result = call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[215], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    return call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_add_memcpy_node_from_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemcpyNodeFromSymbol_fn cubind_fn = (cubind__cudaGraphAddMemcpyNodeFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[216], 216, &cubind_unavailable);
@@ -4198,9 +10372,41 @@ cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pG
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    cubind_result = call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[216], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    return call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemcpyNode1D_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_add_memcpy_node1_d and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemcpyNode1D_fn cubind_fn = (cubind__cudaGraphAddMemcpyNode1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[217], 217, &cubind_unavailable);
@@ -4213,9 +10419,40 @@ cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    cubind_result = call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[217], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_memcpy_node1_d(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    return call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams);
 
-cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_memcpy_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemcpyNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[218], 218, &cubind_unavailable);
@@ -4228,9 +10465,34 @@ cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[218], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memcpy_node_get_params(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    return call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
 
-cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_memcpy_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[219], 219, &cubind_unavailable);
@@ -4243,9 +10505,34 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[219], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memcpy_node_set_params(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    return call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_memcpy_node_set_params_to_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[220], 220, &cubind_unavailable);
@@ -4258,9 +10545,38 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    cubind_result = call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[220], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    return call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_memcpy_node_set_params_from_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[221], 221, &cubind_unavailable);
@@ -4273,9 +10589,38 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    cubind_result = call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[221], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    return call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemcpyNodeSetParams1D_fn)(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_memcpy_node_set_params1_d and its traced path. */
+static inline cudaError_t call_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[222], 222, &cubind_unavailable);
@@ -4288,9 +10633,37 @@ cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    cubind_result = call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[222], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    return call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemsetNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
 
-cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
+/* The call itself, shared by cubind_runtime_graph_add_memset_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemsetNode_fn cubind_fn = (cubind__cudaGraphAddMemsetNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[223], 223, &cubind_unavailable);
@@ -4303,9 +10676,37 @@ cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    cubind_result = call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    if (cubind__trace_wanted(&cubind_call, names[223], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "pMemsetParams", (uintptr_t)pMemsetParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_memset_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    return call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemsetNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_memset_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemsetNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[224], 224, &cubind_unavailable);
@@ -4318,9 +10719,34 @@ cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, st
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[224], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memset_node_get_params(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    return call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemsetNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_memset_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[225], 225, &cubind_unavailable);
@@ -4333,9 +10759,34 @@ cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, co
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[225], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_memset_node_set_params(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    return call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddHostNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_host_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddHostNode_fn cubind_fn = (cubind__cudaGraphAddHostNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[226], 226, &cubind_unavailable);
@@ -4348,9 +10799,37 @@ cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    cubind_result = call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[226], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_host_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    return call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphHostNodeGetParams_fn)(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_host_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphHostNodeGetParams_fn cubind_fn = (cubind__cudaGraphHostNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[227], 227, &cubind_unavailable);
@@ -4363,9 +10842,34 @@ cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, stru
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphHostNodeGetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphHostNodeGetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[227], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_host_node_get_params(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphHostNodeGetParams(node, pNodeParams);
+    return call_cudaGraphHostNodeGetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphHostNodeSetParams_fn)(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_host_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[228], 228, &cubind_unavailable);
@@ -4378,9 +10882,34 @@ cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, cons
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphHostNodeSetParams(node, pNodeParams);
+    cubind_result = call_cudaGraphHostNodeSetParams(node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[228], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_host_node_set_params(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphHostNodeSetParams(node, pNodeParams);
+    return call_cudaGraphHostNodeSetParams(node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddChildGraphNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph);
 
-cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
+/* The call itself, shared by cubind_runtime_graph_add_child_graph_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddChildGraphNode_fn cubind_fn = (cubind__cudaGraphAddChildGraphNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[229], 229, &cubind_unavailable);
@@ -4393,9 +10922,37 @@ cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    cubind_result = call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    if (cubind__trace_wanted(&cubind_call, names[229], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_child_graph_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    return call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphChildGraphNodeGetGraph_fn)(cudaGraphNode_t node, cudaGraph_t *pGraph);
 
-cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+/* The call itself, shared by cubind_runtime_graph_child_graph_node_get_graph and its traced path. */
+static inline cudaError_t call_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphChildGraphNodeGetGraph_fn cubind_fn = (cubind__cudaGraphChildGraphNodeGetGraph_fn)cubind__symbol(&cubind__runtime_symbols, &slots[230], 230, &cubind_unavailable);
@@ -4408,9 +10965,34 @@ cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    cubind_result = call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    if (cubind__trace_wanted(&cubind_call, names[230], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_child_graph_node_get_graph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    return call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddEmptyNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies);
 
-cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
+/* The call itself, shared by cubind_runtime_graph_add_empty_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddEmptyNode_fn cubind_fn = (cubind__cudaGraphAddEmptyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[231], 231, &cubind_unavailable);
@@ -4423,9 +11005,36 @@ cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    cubind_result = call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[231], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_empty_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    return call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddEventRecordNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_add_event_record_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddEventRecordNode_fn cubind_fn = (cubind__cudaGraphAddEventRecordNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[232], 232, &cubind_unavailable);
@@ -4438,9 +11047,37 @@ cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    cubind_result = call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind__trace_wanted(&cubind_call, names[232], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_event_record_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    return call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphEventRecordNodeGetEvent_fn)(cudaGraphNode_t node, cudaEvent_t *event_out);
 
-cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
+/* The call itself, shared by cubind_runtime_graph_event_record_node_get_event and its traced path. */
+static inline cudaError_t call_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphEventRecordNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[233], 233, &cubind_unavailable);
@@ -4453,9 +11090,34 @@ cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t nod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    cubind_result = call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    if (cubind__trace_wanted(&cubind_call, names[233], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_event_record_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    return call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphEventRecordNodeSetEvent_fn)(cudaGraphNode_t node, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_event_record_node_set_event and its traced path. */
+static inline cudaError_t call_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[234], 234, &cubind_unavailable);
@@ -4468,9 +11130,34 @@ cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t nod
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphEventRecordNodeSetEvent(node, event);
+    cubind_result = call_cudaGraphEventRecordNodeSetEvent(node, event);
+    if (cubind__trace_wanted(&cubind_call, names[234], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_event_record_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphEventRecordNodeSetEvent(node, event);
+    return call_cudaGraphEventRecordNodeSetEvent(node, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddEventWaitNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_add_event_wait_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddEventWaitNode_fn cubind_fn = (cubind__cudaGraphAddEventWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[235], 235, &cubind_unavailable);
@@ -4483,9 +11170,37 @@ cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    cubind_result = call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind__trace_wanted(&cubind_call, names[235], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_event_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    return call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphEventWaitNodeGetEvent_fn)(cudaGraphNode_t node, cudaEvent_t *event_out);
 
-cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
+/* The call itself, shared by cubind_runtime_graph_event_wait_node_get_event and its traced path. */
+static inline cudaError_t call_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphEventWaitNodeGetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeGetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[236], 236, &cubind_unavailable);
@@ -4498,9 +11213,34 @@ cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    cubind_result = call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    if (cubind__trace_wanted(&cubind_call, names[236], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_event_wait_node_get_event(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    return call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphEventWaitNodeSetEvent_fn)(cudaGraphNode_t node, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_event_wait_node_set_event and its traced path. */
+static inline cudaError_t call_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[237], 237, &cubind_unavailable);
@@ -4513,9 +11253,34 @@ cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphEventWaitNodeSetEvent(node, event);
+    cubind_result = call_cudaGraphEventWaitNodeSetEvent(node, event);
+    if (cubind__trace_wanted(&cubind_call, names[237], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_event_wait_node_set_event(cudaGraphNode_t node, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphEventWaitNodeSetEvent(node, event);
+    return call_cudaGraphEventWaitNodeSetEvent(node, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_external_semaphores_signal_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddExternalSemaphoresSignalNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresSignalNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[238], 238, &cubind_unavailable);
@@ -4528,9 +11293,37 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNo
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind_result = call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[238], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_external_semaphores_signal_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    return call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out);
 
-cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
+/* The call itself, shared by cubind_runtime_graph_external_semaphores_signal_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[239], 239, &cubind_unavailable);
@@ -4543,9 +11336,34 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    cubind_result = call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[239], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_external_semaphores_signal_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    return call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_external_semaphores_signal_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[240], 240, &cubind_unavailable);
@@ -4558,9 +11376,34 @@ cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[240], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_external_semaphores_signal_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    return call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_external_semaphores_wait_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddExternalSemaphoresWaitNode_fn cubind_fn = (cubind__cudaGraphAddExternalSemaphoresWaitNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[241], 241, &cubind_unavailable);
@@ -4573,9 +11416,37 @@ cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind_result = call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[241], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    return call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out);
 
-cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
+/* The call itself, shared by cubind_runtime_graph_external_semaphores_wait_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[242], 242, &cubind_unavailable);
@@ -4588,9 +11459,34 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    cubind_result = call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[242], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get_params(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    return call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_external_semaphores_wait_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[243], 243, &cubind_unavailable);
@@ -4603,9 +11499,34 @@ cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    cubind_result = call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[243], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set_params(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    return call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemAllocNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_mem_alloc_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[244], 244, &cubind_unavailable);
@@ -4618,9 +11539,37 @@ cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    cubind_result = call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[244], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_mem_alloc_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    return call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemAllocNodeGetParams_fn)(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
 
-cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+/* The call itself, shared by cubind_runtime_graph_mem_alloc_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[245], 245, &cubind_unavailable);
@@ -4633,9 +11582,34 @@ cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemAllocNodeGetParams(node, params_out);
+    cubind_result = call_cudaGraphMemAllocNodeGetParams(node, params_out);
+    if (cubind__trace_wanted(&cubind_call, names[245], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_mem_alloc_node_get_params(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemAllocNodeGetParams(node, params_out);
+    return call_cudaGraphMemAllocNodeGetParams(node, params_out);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddMemFreeNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr);
 
-cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
+/* The call itself, shared by cubind_runtime_graph_add_mem_free_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddMemFreeNode_fn cubind_fn = (cubind__cudaGraphAddMemFreeNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[246], 246, &cubind_unavailable);
@@ -4648,9 +11622,37 @@ cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    cubind_result = call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    if (cubind__trace_wanted(&cubind_call, names[246], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_mem_free_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    return call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
+
 typedef cudaError_t (*cubind__cudaGraphMemFreeNodeGetParams_fn)(cudaGraphNode_t node, void *dptr_out);
 
-cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, void *dptr_out)
+/* The call itself, shared by cubind_runtime_graph_mem_free_node_get_params and its traced path. */
+static inline cudaError_t call_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphMemFreeNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemFreeNodeGetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[247], 247, &cubind_unavailable);
@@ -4663,9 +11665,34 @@ cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    cubind_result = call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    if (cubind__trace_wanted(&cubind_call, names[247], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_mem_free_node_get_params(cudaGraphNode_t node, void *dptr_out)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    return call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGraphMemTrim_fn)(int device);
 
-cudaError_t cubind_runtime_device_graph_mem_trim(int device)
+/* The call itself, shared by cubind_runtime_device_graph_mem_trim and its traced path. */
+static inline cudaError_t call_cudaDeviceGraphMemTrim(int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGraphMemTrim_fn cubind_fn = (cubind__cudaDeviceGraphMemTrim_fn)cubind__symbol(&cubind__runtime_symbols, &slots[248], 248, &cubind_unavailable);
@@ -4678,9 +11705,33 @@ cudaError_t cubind_runtime_device_graph_mem_trim(int device)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGraphMemTrim(int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGraphMemTrim(device);
+    cubind_result = call_cudaDeviceGraphMemTrim(device);
+    if (cubind__trace_wanted(&cubind_call, names[248], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_graph_mem_trim(int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGraphMemTrim(device);
+    return call_cudaDeviceGraphMemTrim(device);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceGetGraphMemAttribute_fn)(int device, enum cudaGraphMemAttributeType attr, void *value);
 
-cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+/* The call itself, shared by cubind_runtime_device_get_graph_mem_attribute and its traced path. */
+static inline cudaError_t call_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceGetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceGetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[249], 249, &cubind_unavailable);
@@ -4693,9 +11744,35 @@ cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaG
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    cubind_result = call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[249], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_get_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    return call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaDeviceSetGraphMemAttribute_fn)(int device, enum cudaGraphMemAttributeType attr, void *value);
 
-cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+/* The call itself, shared by cubind_runtime_device_set_graph_mem_attribute and its traced path. */
+static inline cudaError_t call_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaDeviceSetGraphMemAttribute_fn cubind_fn = (cubind__cudaDeviceSetGraphMemAttribute_fn)cubind__symbol(&cubind__runtime_symbols, &slots[250], 250, &cubind_unavailable);
@@ -4708,9 +11785,35 @@ cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaG
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    cubind_result = call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    if (cubind__trace_wanted(&cubind_call, names[250], cubind_result != cudaSuccess)) {
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
+        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_device_set_graph_mem_attribute(int device, enum cudaGraphMemAttributeType attr, void *value)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    return call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+}
+
 typedef cudaError_t (*cubind__cudaGraphClone_fn)(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
 
-cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+/* The call itself, shared by cubind_runtime_graph_clone and its traced path. */
+static inline cudaError_t call_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphClone_fn cubind_fn = (cubind__cudaGraphClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[251], 251, &cubind_unavailable);
@@ -4723,9 +11826,34 @@ cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t ori
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphClone(pGraphClone, originalGraph);
+    cubind_result = call_cudaGraphClone(pGraphClone, originalGraph);
+    if (cubind__trace_wanted(&cubind_call, names[251], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphClone", (uintptr_t)pGraphClone);
+        cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_clone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphClone(pGraphClone, originalGraph);
+    return call_cudaGraphClone(pGraphClone, originalGraph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeFindInClone_fn)(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph);
 
-cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
+/* The call itself, shared by cubind_runtime_graph_node_find_in_clone and its traced path. */
+static inline cudaError_t call_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeFindInClone_fn cubind_fn = (cubind__cudaGraphNodeFindInClone_fn)cubind__symbol(&cubind__runtime_symbols, &slots[252], 252, &cubind_unavailable);
@@ -4738,9 +11866,35 @@ cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cuda
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    cubind_result = call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    if (cubind__trace_wanted(&cubind_call, names[252], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pNode", (uintptr_t)pNode);
+        cubind__trace_pointer(&cubind_call, "originalNode", (uintptr_t)originalNode);
+        cubind__trace_pointer(&cubind_call, "clonedGraph", (uintptr_t)clonedGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_find_in_clone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    return call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeGetType_fn)(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
 
-cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+/* The call itself, shared by cubind_runtime_graph_node_get_type and its traced path. */
+static inline cudaError_t call_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeGetType_fn cubind_fn = (cubind__cudaGraphNodeGetType_fn)cubind__symbol(&cubind__runtime_symbols, &slots[253], 253, &cubind_unavailable);
@@ -4753,9 +11907,34 @@ cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeGetType(node, pType);
+    cubind_result = call_cudaGraphNodeGetType(node, pType);
+    if (cubind__trace_wanted(&cubind_call, names[253], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pType", (uintptr_t)pType);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_get_type(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeGetType(node, pType);
+    return call_cudaGraphNodeGetType(node, pType);
+}
+
 typedef cudaError_t (*cubind__cudaGraphGetNodes_fn)(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
 
-cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+/* The call itself, shared by cubind_runtime_graph_get_nodes and its traced path. */
+static inline cudaError_t call_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphGetNodes_fn cubind_fn = (cubind__cudaGraphGetNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[254], 254, &cubind_unavailable);
@@ -4768,9 +11947,35 @@ cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *n
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphGetNodes(graph, nodes, numNodes);
+    cubind_result = call_cudaGraphGetNodes(graph, nodes, numNodes);
+    if (cubind__trace_wanted(&cubind_call, names[254], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
+        cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_get_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphGetNodes(graph, nodes, numNodes);
+    return call_cudaGraphGetNodes(graph, nodes, numNodes);
+}
+
 typedef cudaError_t (*cubind__cudaGraphGetRootNodes_fn)(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
 
-cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
+/* The call itself, shared by cubind_runtime_graph_get_root_nodes and its traced path. */
+static inline cudaError_t call_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphGetRootNodes_fn cubind_fn = (cubind__cudaGraphGetRootNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[255], 255, &cubind_unavailable);
@@ -4783,9 +11988,35 @@ cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    cubind_result = call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    if (cubind__trace_wanted(&cubind_call, names[255], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pRootNodes", (uintptr_t)pRootNodes);
+        cubind__trace_pointer(&cubind_call, "pNumRootNodes", (uintptr_t)pNumRootNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_get_root_nodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    return call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+}
+
 typedef cudaError_t (*cubind__cudaGraphGetEdges_fn)(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges);
 
-cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+/* The call itself, shared by cubind_runtime_graph_get_edges and its traced path. */
+static inline cudaError_t call_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphGetEdges_fn cubind_fn = (cubind__cudaGraphGetEdges_fn)cubind__symbol(&cubind__runtime_symbols, &slots[256], 256, &cubind_unavailable);
@@ -4798,9 +12029,37 @@ cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *f
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    cubind_result = call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    if (cubind__trace_wanted(&cubind_call, names[256], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "numEdges", (uintptr_t)numEdges);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    return call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeGetDependencies_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
 
-cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+/* The call itself, shared by cubind_runtime_graph_node_get_dependencies and its traced path. */
+static inline cudaError_t call_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeGetDependencies_fn cubind_fn = (cubind__cudaGraphNodeGetDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[257], 257, &cubind_unavailable);
@@ -4813,9 +12072,36 @@ cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cud
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    cubind_result = call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[257], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "pNumDependencies", (uintptr_t)pNumDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_get_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    return call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeGetDependentNodes_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
 
-cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+/* The call itself, shared by cubind_runtime_graph_node_get_dependent_nodes and its traced path. */
+static inline cudaError_t call_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeGetDependentNodes_fn cubind_fn = (cubind__cudaGraphNodeGetDependentNodes_fn)cubind__symbol(&cubind__runtime_symbols, &slots[258], 258, &cubind_unavailable);
@@ -4828,9 +12114,36 @@ cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    cubind_result = call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    if (cubind__trace_wanted(&cubind_call, names[258], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pDependentNodes", (uintptr_t)pDependentNodes);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_pointer(&cubind_call, "pNumDependentNodes", (uintptr_t)pNumDependentNodes);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_get_dependent_nodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    return call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddDependencies_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
 
-cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* The call itself, shared by cubind_runtime_graph_add_dependencies and its traced path. */
+static inline cudaError_t call_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddDependencies_fn cubind_fn = (cubind__cudaGraphAddDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[259], 259, &cubind_unavailable);
@@ -4843,9 +12156,37 @@ cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaG
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    cubind_result = call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[259], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    return call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+}
+
 typedef cudaError_t (*cubind__cudaGraphRemoveDependencies_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies);
 
-cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* The call itself, shared by cubind_runtime_graph_remove_dependencies and its traced path. */
+static inline cudaError_t call_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphRemoveDependencies_fn cubind_fn = (cubind__cudaGraphRemoveDependencies_fn)cubind__symbol(&cubind__runtime_symbols, &slots[260], 260, &cubind_unavailable);
@@ -4858,9 +12199,37 @@ cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    cubind_result = call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind__trace_wanted(&cubind_call, names[260], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
+        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
+        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    return call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+}
+
 typedef cudaError_t (*cubind__cudaGraphDestroyNode_fn)(cudaGraphNode_t node);
 
-cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
+/* The call itself, shared by cubind_runtime_graph_destroy_node and its traced path. */
+static inline cudaError_t call_cudaGraphDestroyNode(cudaGraphNode_t node)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphDestroyNode_fn cubind_fn = (cubind__cudaGraphDestroyNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[261], 261, &cubind_unavailable);
@@ -4873,9 +12242,33 @@ cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphDestroyNode(cudaGraphNode_t node)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphDestroyNode(node);
+    cubind_result = call_cudaGraphDestroyNode(node);
+    if (cubind__trace_wanted(&cubind_call, names[261], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_destroy_node(cudaGraphNode_t node)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphDestroyNode(node);
+    return call_cudaGraphDestroyNode(node);
+}
+
 typedef cudaError_t (*cubind__cudaGraphInstantiate_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
 
-cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+/* The call itself, shared by cubind_runtime_graph_instantiate and its traced path. */
+static inline cudaError_t call_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphInstantiate_fn cubind_fn = (cubind__cudaGraphInstantiate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[262], 262, &cubind_unavailable);
@@ -4888,9 +12281,35 @@ cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphInstantiate(pGraphExec, graph, flags);
+    cubind_result = call_cudaGraphInstantiate(pGraphExec, graph, flags);
+    if (cubind__trace_wanted(&cubind_call, names[262], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_instantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphInstantiate(pGraphExec, graph, flags);
+    return call_cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphInstantiateWithFlags_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
 
-cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+/* The call itself, shared by cubind_runtime_graph_instantiate_with_flags and its traced path. */
+static inline cudaError_t call_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphInstantiateWithFlags_fn cubind_fn = (cubind__cudaGraphInstantiateWithFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[263], 263, &cubind_unavailable);
@@ -4903,9 +12322,35 @@ cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphE
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    cubind_result = call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    if (cubind__trace_wanted(&cubind_call, names[263], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_instantiate_with_flags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    return call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphInstantiateWithParams_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams);
 
-cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
+/* The call itself, shared by cubind_runtime_graph_instantiate_with_params and its traced path. */
+static inline cudaError_t call_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphInstantiateWithParams_fn cubind_fn = (cubind__cudaGraphInstantiateWithParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[264], 264, &cubind_unavailable);
@@ -4918,9 +12363,35 @@ cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    cubind_result = call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    if (cubind__trace_wanted(&cubind_call, names[264], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_instantiate_with_params(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    return call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecGetFlags_fn)(cudaGraphExec_t graphExec, unsigned long long *flags);
 
-cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsigned long long *flags)
+/* The call itself, shared by cubind_runtime_graph_exec_get_flags and its traced path. */
+static inline cudaError_t call_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecGetFlags_fn cubind_fn = (cubind__cudaGraphExecGetFlags_fn)cubind__symbol(&cubind__runtime_symbols, &slots[265], 265, &cubind_unavailable);
@@ -4933,9 +12404,34 @@ cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsig
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecGetFlags(graphExec, flags);
+    cubind_result = call_cudaGraphExecGetFlags(graphExec, flags);
+    if (cubind__trace_wanted(&cubind_call, names[265], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
+        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_get_flags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecGetFlags(graphExec, flags);
+    return call_cudaGraphExecGetFlags(graphExec, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecKernelNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_kernel_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecKernelNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecKernelNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[266], 266, &cubind_unavailable);
@@ -4948,9 +12444,35 @@ cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    cubind_result = call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[266], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_kernel_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    return call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
 
-cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_memcpy_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecMemcpyNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[267], 267, &cubind_unavailable);
@@ -4963,9 +12485,35 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    cubind_result = call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[267], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    return call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsToSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[268], 268, &cubind_unavailable);
@@ -4978,9 +12526,39 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    cubind_result = call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[268], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    return call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol and its traced path. */
+static inline cudaError_t call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParamsFromSymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[269], 269, &cubind_unavailable);
@@ -4993,9 +12571,39 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    cubind_result = call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    if (cubind__trace_wanted(&cubind_call, names[269], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    return call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 
-cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+/* The call itself, shared by cubind_runtime_graph_exec_memcpy_node_set_params1_d and its traced path. */
+static inline cudaError_t call_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecMemcpyNodeSetParams1D_fn cubind_fn = (cubind__cudaGraphExecMemcpyNodeSetParams1D_fn)cubind__symbol(&cubind__runtime_symbols, &slots[270], 270, &cubind_unavailable);
@@ -5008,9 +12616,38 @@ cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    cubind_result = call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    if (cubind__trace_wanted(&cubind_call, names[270], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
+        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    return call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecMemsetNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_memset_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecMemsetNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecMemsetNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[271], 271, &cubind_unavailable);
@@ -5023,9 +12660,35 @@ cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGr
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    cubind_result = call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[271], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_memset_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    return call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecHostNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
 
-cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_host_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecHostNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecHostNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[272], 272, &cubind_unavailable);
@@ -5038,9 +12701,35 @@ cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGrap
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    cubind_result = call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[272], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_host_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    return call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecChildGraphNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph);
 
-cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
+/* The call itself, shared by cubind_runtime_graph_exec_child_graph_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecChildGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecChildGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[273], 273, &cubind_unavailable);
@@ -5053,9 +12742,35 @@ cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    cubind_result = call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    if (cubind__trace_wanted(&cubind_call, names[273], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    return call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecEventRecordNodeSetEvent_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_exec_event_record_node_set_event and its traced path. */
+static inline cudaError_t call_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecEventRecordNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventRecordNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[274], 274, &cubind_unavailable);
@@ -5068,9 +12783,35 @@ cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    cubind_result = call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[274], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_event_record_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    return call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecEventWaitNodeSetEvent_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event);
 
-cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+/* The call itself, shared by cubind_runtime_graph_exec_event_wait_node_set_event and its traced path. */
+static inline cudaError_t call_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecEventWaitNodeSetEvent_fn cubind_fn = (cubind__cudaGraphExecEventWaitNodeSetEvent_fn)cubind__symbol(&cubind__runtime_symbols, &slots[275], 275, &cubind_unavailable);
@@ -5083,9 +12824,35 @@ cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    cubind_result = call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind__trace_wanted(&cubind_call, names[275], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    return call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_external_semaphores_signal_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresSignalNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[276], 276, &cubind_unavailable);
@@ -5098,9 +12865,35 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[276], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_external_semaphores_wait_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecExternalSemaphoresWaitNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[277], 277, &cubind_unavailable);
@@ -5113,9 +12906,35 @@ cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(c
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    cubind_result = call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[277], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    return call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeSetEnabled_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
 
-cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
+/* The call itself, shared by cubind_runtime_graph_node_set_enabled and its traced path. */
+static inline cudaError_t call_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeSetEnabled_fn cubind_fn = (cubind__cudaGraphNodeSetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[278], 278, &cubind_unavailable);
@@ -5128,9 +12947,35 @@ cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    cubind_result = call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind__trace_wanted(&cubind_call, names[278], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_set_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    return call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeGetEnabled_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled);
 
-cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
+/* The call itself, shared by cubind_runtime_graph_node_get_enabled and its traced path. */
+static inline cudaError_t call_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeGetEnabled_fn cubind_fn = (cubind__cudaGraphNodeGetEnabled_fn)cubind__symbol(&cubind__runtime_symbols, &slots[279], 279, &cubind_unavailable);
@@ -5143,9 +12988,35 @@ cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    cubind_result = call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind__trace_wanted(&cubind_call, names[279], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
+        cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_get_enabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    return call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecUpdate_fn)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo);
 
-cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+/* The call itself, shared by cubind_runtime_graph_exec_update and its traced path. */
+static inline cudaError_t call_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecUpdate_fn cubind_fn = (cubind__cudaGraphExecUpdate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[280], 280, &cubind_unavailable);
@@ -5158,9 +13029,35 @@ cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGra
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    cubind_result = call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    if (cubind__trace_wanted(&cubind_call, names[280], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
+        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
+        cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_update(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    return call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+}
+
 typedef cudaError_t (*cubind__cudaGraphUpload_fn)(cudaGraphExec_t graphExec, cudaStream_t stream);
 
-cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_graph_upload and its traced path. */
+static inline cudaError_t call_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphUpload_fn cubind_fn = (cubind__cudaGraphUpload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[281], 281, &cubind_unavailable);
@@ -5173,9 +13070,34 @@ cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphUpload(graphExec, stream);
+    cubind_result = call_cudaGraphUpload(graphExec, stream);
+    if (cubind__trace_wanted(&cubind_call, names[281], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_upload(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphUpload(graphExec, stream);
+    return call_cudaGraphUpload(graphExec, stream);
+}
+
 typedef cudaError_t (*cubind__cudaGraphLaunch_fn)(cudaGraphExec_t graphExec, cudaStream_t stream);
 
-cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream)
+/* The call itself, shared by cubind_runtime_graph_launch and its traced path. */
+static inline cudaError_t call_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphLaunch_fn cubind_fn = (cubind__cudaGraphLaunch_fn)cubind__symbol(&cubind__runtime_symbols, &slots[282], 282, &cubind_unavailable);
@@ -5188,9 +13110,34 @@ cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphLaunch(graphExec, stream);
+    cubind_result = call_cudaGraphLaunch(graphExec, stream);
+    if (cubind__trace_wanted(&cubind_call, names[282], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
+        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphLaunch(graphExec, stream);
+    return call_cudaGraphLaunch(graphExec, stream);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecDestroy_fn)(cudaGraphExec_t graphExec);
 
-cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
+/* The call itself, shared by cubind_runtime_graph_exec_destroy and its traced path. */
+static inline cudaError_t call_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecDestroy_fn cubind_fn = (cubind__cudaGraphExecDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[283], 283, &cubind_unavailable);
@@ -5203,9 +13150,33 @@ cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecDestroy(graphExec);
+    cubind_result = call_cudaGraphExecDestroy(graphExec);
+    if (cubind__trace_wanted(&cubind_call, names[283], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_destroy(cudaGraphExec_t graphExec)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecDestroy(graphExec);
+    return call_cudaGraphExecDestroy(graphExec);
+}
+
 typedef cudaError_t (*cubind__cudaGraphDestroy_fn)(cudaGraph_t graph);
 
-cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
+/* The call itself, shared by cubind_runtime_graph_destroy and its traced path. */
+static inline cudaError_t call_cudaGraphDestroy(cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphDestroy_fn cubind_fn = (cubind__cudaGraphDestroy_fn)cubind__symbol(&cubind__runtime_symbols, &slots[284], 284, &cubind_unavailable);
@@ -5218,9 +13189,33 @@ cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphDestroy(cudaGraph_t graph)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphDestroy(graph);
+    cubind_result = call_cudaGraphDestroy(graph);
+    if (cubind__trace_wanted(&cubind_call, names[284], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_destroy(cudaGraph_t graph)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphDestroy(graph);
+    return call_cudaGraphDestroy(graph);
+}
+
 typedef cudaError_t (*cubind__cudaGraphDebugDotPrint_fn)(cudaGraph_t graph, const char *path, unsigned int flags);
 
-cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *path, unsigned int flags)
+/* The call itself, shared by cubind_runtime_graph_debug_dot_print and its traced path. */
+static inline cudaError_t call_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphDebugDotPrint_fn cubind_fn = (cubind__cudaGraphDebugDotPrint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[285], 285, &cubind_unavailable);
@@ -5233,9 +13228,35 @@ cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphDebugDotPrint(graph, path, flags);
+    cubind_result = call_cudaGraphDebugDotPrint(graph, path, flags);
+    if (cubind__trace_wanted(&cubind_call, names[285], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_debug_dot_print(cudaGraph_t graph, const char *path, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphDebugDotPrint(graph, path, flags);
+    return call_cudaGraphDebugDotPrint(graph, path, flags);
+}
+
 typedef cudaError_t (*cubind__cudaUserObjectCreate_fn)(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags);
 
-cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
+/* The call itself, shared by cubind_runtime_user_object_create and its traced path. */
+static inline cudaError_t call_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaUserObjectCreate_fn cubind_fn = (cubind__cudaUserObjectCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[286], 286, &cubind_unavailable);
@@ -5248,9 +13269,37 @@ cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    cubind_result = call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    if (cubind__trace_wanted(&cubind_call, names[286], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
+        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
+        cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
+        cubind__trace_unsigned(&cubind_call, "initialRefcount", (unsigned long long)initialRefcount);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_user_object_create(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    return call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
+
 typedef cudaError_t (*cubind__cudaUserObjectRetain_fn)(cudaUserObject_t object, unsigned int count);
 
-cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned int count)
+/* The call itself, shared by cubind_runtime_user_object_retain and its traced path. */
+static inline cudaError_t call_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaUserObjectRetain_fn cubind_fn = (cubind__cudaUserObjectRetain_fn)cubind__symbol(&cubind__runtime_symbols, &slots[287], 287, &cubind_unavailable);
@@ -5263,9 +13312,34 @@ cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaUserObjectRetain(object, count);
+    cubind_result = call_cudaUserObjectRetain(object, count);
+    if (cubind__trace_wanted(&cubind_call, names[287], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_user_object_retain(cudaUserObject_t object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaUserObjectRetain(object, count);
+    return call_cudaUserObjectRetain(object, count);
+}
+
 typedef cudaError_t (*cubind__cudaUserObjectRelease_fn)(cudaUserObject_t object, unsigned int count);
 
-cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned int count)
+/* The call itself, shared by cubind_runtime_user_object_release and its traced path. */
+static inline cudaError_t call_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaUserObjectRelease_fn cubind_fn = (cubind__cudaUserObjectRelease_fn)cubind__symbol(&cubind__runtime_symbols, &slots[288], 288, &cubind_unavailable);
@@ -5278,9 +13352,34 @@ cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaUserObjectRelease(object, count);
+    cubind_result = call_cudaUserObjectRelease(object, count);
+    if (cubind__trace_wanted(&cubind_call, names[288], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_user_object_release(cudaUserObject_t object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaUserObjectRelease(object, count);
+    return call_cudaUserObjectRelease(object, count);
+}
+
 typedef cudaError_t (*cubind__cudaGraphRetainUserObject_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags);
 
-cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
+/* The call itself, shared by cubind_runtime_graph_retain_user_object and its traced path. */
+static inline cudaError_t call_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphRetainUserObject_fn cubind_fn = (cubind__cudaGraphRetainUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[289], 289, &cubind_unavailable);
@@ -5293,9 +13392,36 @@ cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserO
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphRetainUserObject(graph, object, count, flags);
+    cubind_result = call_cudaGraphRetainUserObject(graph, object, count, flags);
+    if (cubind__trace_wanted(&cubind_call, names[289], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_retain_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphRetainUserObject(graph, object, count, flags);
+    return call_cudaGraphRetainUserObject(graph, object, count, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGraphReleaseUserObject_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count);
 
-cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
+/* The call itself, shared by cubind_runtime_graph_release_user_object and its traced path. */
+static inline cudaError_t call_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphReleaseUserObject_fn cubind_fn = (cubind__cudaGraphReleaseUserObject_fn)cubind__symbol(&cubind__runtime_symbols, &slots[290], 290, &cubind_unavailable);
@@ -5308,9 +13434,35 @@ cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUser
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphReleaseUserObject(graph, object, count);
+    cubind_result = call_cudaGraphReleaseUserObject(graph, object, count);
+    if (cubind__trace_wanted(&cubind_call, names[290], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
+        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_release_user_object(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphReleaseUserObject(graph, object, count);
+    return call_cudaGraphReleaseUserObject(graph, object, count);
+}
+
 typedef cudaError_t (*cubind__cudaGraphAddNode_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_add_node and its traced path. */
+static inline cudaError_t call_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphAddNode_fn cubind_fn = (cubind__cudaGraphAddNode_fn)cubind__symbol(&cubind__runtime_symbols, &slots[291], 291, &cubind_unavailable);
@@ -5323,9 +13475,38 @@ cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    cubind_result = call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[291], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
+        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
+        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    return call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphNodeSetParams_fn)(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphNodeSetParams_fn cubind_fn = (cubind__cudaGraphNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[292], 292, &cubind_unavailable);
@@ -5338,9 +13519,34 @@ cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphNodeSetParams(node, nodeParams);
+    cubind_result = call_cudaGraphNodeSetParams(node, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[292], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_node_set_params(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphNodeSetParams(node, nodeParams);
+    return call_cudaGraphNodeSetParams(node, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphExecNodeSetParams_fn)(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams);
 
-cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* The call itself, shared by cubind_runtime_graph_exec_node_set_params and its traced path. */
+static inline cudaError_t call_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphExecNodeSetParams_fn cubind_fn = (cubind__cudaGraphExecNodeSetParams_fn)cubind__symbol(&cubind__runtime_symbols, &slots[293], 293, &cubind_unavailable);
@@ -5353,9 +13559,35 @@ cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    cubind_result = call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    if (cubind__trace_wanted(&cubind_call, names[293], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
+        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
+        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_exec_node_set_params(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    return call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+}
+
 typedef cudaError_t (*cubind__cudaGraphConditionalHandleCreate_fn)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags);
 
-cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
+/* The call itself, shared by cubind_runtime_graph_conditional_handle_create and its traced path. */
+static inline cudaError_t call_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGraphConditionalHandleCreate_fn cubind_fn = (cubind__cudaGraphConditionalHandleCreate_fn)cubind__symbol(&cubind__runtime_symbols, &slots[294], 294, &cubind_unavailable);
@@ -5368,9 +13600,36 @@ cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalH
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    cubind_result = call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    if (cubind__trace_wanted(&cubind_call, names[294], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
+        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
+        cubind__trace_unsigned(&cubind_call, "defaultLaunchValue", (unsigned long long)defaultLaunchValue);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_graph_conditional_handle_create(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    return call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+}
+
 typedef cudaError_t (*cubind__cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
 
-cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+/* The call itself, shared by cubind_runtime_get_driver_entry_point and its traced path. */
+static inline cudaError_t call_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDriverEntryPoint_fn cubind_fn = (cubind__cudaGetDriverEntryPoint_fn)cubind__symbol(&cubind__runtime_symbols, &slots[295], 295, &cubind_unavailable);
@@ -5383,9 +13642,36 @@ cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **fun
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    cubind_result = call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    if (cubind__trace_wanted(&cubind_call, names[295], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "driverStatus", (uintptr_t)driverStatus);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_driver_entry_point(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    return call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+}
+
 typedef cudaError_t (*cubind__cudaGetDriverEntryPointByVersion_fn)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus);
 
-cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+/* The call itself, shared by cubind_runtime_get_driver_entry_point_by_version and its traced path. */
+static inline cudaError_t call_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetDriverEntryPointByVersion_fn cubind_fn = (cubind__cudaGetDriverEntryPointByVersion_fn)cubind__symbol(&cubind__runtime_symbols, &slots[296], 296, &cubind_unavailable);
@@ -5398,9 +13684,37 @@ cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol,
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    cubind_result = call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    if (cubind__trace_wanted(&cubind_call, names[296], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
+        cubind__trace_unsigned(&cubind_call, "cudaVersion", (unsigned long long)cudaVersion);
+        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
+        cubind__trace_pointer(&cubind_call, "driverStatus", (uintptr_t)driverStatus);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_driver_entry_point_by_version(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    return call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryLoadData_fn)(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
-cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* The call itself, shared by cubind_runtime_library_load_data and its traced path. */
+static inline cudaError_t call_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryLoadData_fn cubind_fn = (cubind__cudaLibraryLoadData_fn)cubind__symbol(&cubind__runtime_symbols, &slots[297], 297, &cubind_unavailable);
@@ -5413,9 +13727,40 @@ cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind_result = call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind__trace_wanted(&cubind_call, names[297], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
+        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
+        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
+        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
+        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_load_data(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryLoadFromFile_fn)(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
-cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+/* The call itself, shared by cubind_runtime_library_load_from_file and its traced path. */
+static inline cudaError_t call_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryLoadFromFile_fn cubind_fn = (cubind__cudaLibraryLoadFromFile_fn)cubind__symbol(&cubind__runtime_symbols, &slots[298], 298, &cubind_unavailable);
@@ -5428,9 +13773,40 @@ cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    cubind_result = call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind__trace_wanted(&cubind_call, names[298], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
+        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
+        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
+        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
+        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
+        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_load_from_file(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryUnload_fn)(cudaLibrary_t library);
 
-cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
+/* The call itself, shared by cubind_runtime_library_unload and its traced path. */
+static inline cudaError_t call_cudaLibraryUnload(cudaLibrary_t library)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryUnload_fn cubind_fn = (cubind__cudaLibraryUnload_fn)cubind__symbol(&cubind__runtime_symbols, &slots[299], 299, &cubind_unavailable);
@@ -5443,9 +13819,33 @@ cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryUnload(cudaLibrary_t library)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryUnload(library);
+    cubind_result = call_cudaLibraryUnload(library);
+    if (cubind__trace_wanted(&cubind_call, names[299], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_unload(cudaLibrary_t library)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryUnload(library);
+    return call_cudaLibraryUnload(library);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryGetKernel_fn)(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name);
 
-cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+/* The call itself, shared by cubind_runtime_library_get_kernel and its traced path. */
+static inline cudaError_t call_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryGetKernel_fn cubind_fn = (cubind__cudaLibraryGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[300], 300, &cubind_unavailable);
@@ -5458,9 +13858,35 @@ cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryGetKernel(pKernel, library, name);
+    cubind_result = call_cudaLibraryGetKernel(pKernel, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[300], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_get_kernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryGetKernel(pKernel, library, name);
+    return call_cudaLibraryGetKernel(pKernel, library, name);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryGetGlobal_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
 
-cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+/* The call itself, shared by cubind_runtime_library_get_global and its traced path. */
+static inline cudaError_t call_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryGetGlobal_fn cubind_fn = (cubind__cudaLibraryGetGlobal_fn)cubind__symbol(&cubind__runtime_symbols, &slots[301], 301, &cubind_unavailable);
@@ -5473,9 +13899,36 @@ cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    cubind_result = call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[301], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    return call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryGetManaged_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
 
-cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+/* The call itself, shared by cubind_runtime_library_get_managed and its traced path. */
+static inline cudaError_t call_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryGetManaged_fn cubind_fn = (cubind__cudaLibraryGetManaged_fn)cubind__symbol(&cubind__runtime_symbols, &slots[302], 302, &cubind_unavailable);
@@ -5488,9 +13941,36 @@ cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaL
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryGetManaged(dptr, bytes, library, name);
+    cubind_result = call_cudaLibraryGetManaged(dptr, bytes, library, name);
+    if (cubind__trace_wanted(&cubind_call, names[302], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
+        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_get_managed(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryGetManaged(dptr, bytes, library, name);
+    return call_cudaLibraryGetManaged(dptr, bytes, library, name);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryGetUnifiedFunction_fn)(void **fptr, cudaLibrary_t library, const char *symbol);
 
-cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary_t library, const char *symbol)
+/* The call itself, shared by cubind_runtime_library_get_unified_function and its traced path. */
+static inline cudaError_t call_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryGetUnifiedFunction_fn cubind_fn = (cubind__cudaLibraryGetUnifiedFunction_fn)cubind__symbol(&cubind__runtime_symbols, &slots[303], 303, &cubind_unavailable);
@@ -5503,9 +13983,35 @@ cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    cubind_result = call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    if (cubind__trace_wanted(&cubind_call, names[303], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
+        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
+        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_get_unified_function(void **fptr, cudaLibrary_t library, const char *symbol)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    return call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryGetKernelCount_fn)(unsigned int *count, cudaLibrary_t lib);
 
-cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLibrary_t lib)
+/* The call itself, shared by cubind_runtime_library_get_kernel_count and its traced path. */
+static inline cudaError_t call_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryGetKernelCount_fn cubind_fn = (cubind__cudaLibraryGetKernelCount_fn)cubind__symbol(&cubind__runtime_symbols, &slots[304], 304, &cubind_unavailable);
@@ -5518,9 +14024,34 @@ cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLib
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryGetKernelCount(count, lib);
+    cubind_result = call_cudaLibraryGetKernelCount(count, lib);
+    if (cubind__trace_wanted(&cubind_call, names[304], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
+        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_get_kernel_count(unsigned int *count, cudaLibrary_t lib)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryGetKernelCount(count, lib);
+    return call_cudaLibraryGetKernelCount(count, lib);
+}
+
 typedef cudaError_t (*cubind__cudaLibraryEnumerateKernels_fn)(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib);
 
-cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
+/* The call itself, shared by cubind_runtime_library_enumerate_kernels and its traced path. */
+static inline cudaError_t call_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaLibraryEnumerateKernels_fn cubind_fn = (cubind__cudaLibraryEnumerateKernels_fn)cubind__symbol(&cubind__runtime_symbols, &slots[305], 305, &cubind_unavailable);
@@ -5533,9 +14064,35 @@ cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsi
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    cubind_result = call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    if (cubind__trace_wanted(&cubind_call, names[305], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
+        cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
+        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_library_enumerate_kernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    return call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+}
+
 typedef cudaError_t (*cubind__cudaKernelSetAttributeForDevice_fn)(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device);
 
-cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
+/* The call itself, shared by cubind_runtime_kernel_set_attribute_for_device and its traced path. */
+static inline cudaError_t call_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaKernelSetAttributeForDevice_fn cubind_fn = (cubind__cudaKernelSetAttributeForDevice_fn)cubind__symbol(&cubind__runtime_symbols, &slots[306], 306, &cubind_unavailable);
@@ -5548,9 +14105,36 @@ cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, 
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    cubind_result = call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    if (cubind__trace_wanted(&cubind_call, names[306], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
+        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
+        cubind__trace_signed(&cubind_call, "value", (long long)value);
+        cubind__trace_signed(&cubind_call, "device", (long long)device);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    return call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+}
+
 typedef cudaError_t (*cubind__cudaGetExportTable_fn)(const void **ppExportTable, const cudaUUID_t *pExportTableId);
 
-cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId)
+/* The call itself, shared by cubind_runtime_get_export_table and its traced path. */
+static inline cudaError_t call_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetExportTable_fn cubind_fn = (cubind__cudaGetExportTable_fn)cubind__symbol(&cubind__runtime_symbols, &slots[307], 307, &cubind_unavailable);
@@ -5563,9 +14147,34 @@ cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cu
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetExportTable(ppExportTable, pExportTableId);
+    cubind_result = call_cudaGetExportTable(ppExportTable, pExportTableId);
+    if (cubind__trace_wanted(&cubind_call, names[307], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
+        cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetExportTable(ppExportTable, pExportTableId);
+    return call_cudaGetExportTable(ppExportTable, pExportTableId);
+}
+
 typedef cudaError_t (*cubind__cudaGetFuncBySymbol_fn)(cudaFunction_t *functionPtr, const void *symbolPtr);
 
-cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+/* The call itself, shared by cubind_runtime_get_func_by_symbol and its traced path. */
+static inline cudaError_t call_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetFuncBySymbol_fn cubind_fn = (cubind__cudaGetFuncBySymbol_fn)cubind__symbol(&cubind__runtime_symbols, &slots[308], 308, &cubind_unavailable);
@@ -5578,9 +14187,34 @@ cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const
     return cubind_status;
 }
 
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    cubind_result = call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    if (cubind__trace_wanted(&cubind_call, names[308], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "functionPtr", (uintptr_t)functionPtr);
+        cubind__trace_pointer(&cubind_call, "symbolPtr", (uintptr_t)symbolPtr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    return call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+}
+
 typedef cudaError_t (*cubind__cudaGetKernel_fn)(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
 
-cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+/* The call itself, shared by cubind_runtime_get_kernel and its traced path. */
+static inline cudaError_t call_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cudaGetKernel_fn cubind_fn = (cubind__cudaGetKernel_fn)cubind__symbol(&cubind__runtime_symbols, &slots[309], 309, &cubind_unavailable);
@@ -5591,4 +14225,28 @@ cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entry
     if (CUBIND_UNLIKELY(cubind_status != cudaSuccess))
         cubind__status_error(&cubind__runtime_symbols, 309, (int)cubind_status);
     return cubind_status;
+}
+
+/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+static CUBIND_COLD cudaError_t traced_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    cubind__trace_call cubind_call;
+    cudaError_t cubind_result;
+    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
+        return call_cudaGetKernel(kernelPtr, entryFuncAddr);
+    cubind_result = call_cudaGetKernel(kernelPtr, entryFuncAddr);
+    if (cubind__trace_wanted(&cubind_call, names[309], cubind_result != cudaSuccess)) {
+        cubind__trace_pointer(&cubind_call, "kernelPtr", (uintptr_t)kernelPtr);
+        cubind__trace_pointer(&cubind_call, "entryFuncAddr", (uintptr_t)entryFuncAddr);
+        cubind__trace_status(&cubind_call, (int)cubind_result);
+        cubind__trace_end(&cubind_call);
+    }
+    return cubind_result;
+}
+
+cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    if (CUBIND_UNLIKELY(cubind__tracing()))
+        return traced_cudaGetKernel(kernelPtr, entryFuncAddr);
+    return call_cudaGetKernel(kernelPtr, entryFuncAddr);
 }

@@ -23,6 +23,14 @@
  * In a set-user-ID or set-group-ID program (AT_SECURE) the environment variables
  * (CUBIND_<LIB>_PATH, CUDA_PATH, CUDA_HOME, CONDA_PREFIX, CUBIND_LD_SO_CACHE) are ignored
  * (secure_getenv), and so is LD_LIBRARY_PATH (by the dynamic loader).
+ *
+ * Tracing: CUBIND_TRACE=1 logs every wrapper call, one line each (thread id, library, C API
+ * function, arguments, status name or returned value, duration in microseconds);
+ * CUBIND_TRACE=cublas,cufft only the calls into those libraries (cubind_library_name's names);
+ * CUBIND_TRACE=errors only failing calls (combinable: cublas,errors). Lines go to stderr, or to
+ * the file CUBIND_TRACE_FILE names (opened once, appending); each is one write(), so threads'
+ * lines never interleave. Both are read once, at the first wrapper call (secure_getenv too).
+ * Off, a wrapper pays one relaxed atomic load and one predictable branch.
  */
 #ifndef CUBIND_CUBIND_H
 #define CUBIND_CUBIND_H

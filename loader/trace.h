@@ -1,0 +1,60 @@
+/*
+ * loader/trace.h - call tracing (CUBIND_TRACE), used by the generated wrappers; not installed.
+ *
+ * Off, a wrapper pays one relaxed load and one predictable branch (cubind__tracing()).
+ * cubind__trace_state starts non-zero ("not read yet"), so the first call of every wrapper
+ * takes the cold traced path, which reads the configuration once and sets the state to 0
+ * when tracing is off. On, the traced path times the call and formats one line, written
+ * with one write() under a mutex, so lines of two threads never interleave.
+ */
+#ifndef CUBIND_LOADER_TRACE_H
+#define CUBIND_LOADER_TRACE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cubind/cubind.h"
+
+/* 0: off (configuration read); anything else: not read yet, or on. */
+extern _Atomic int cubind__trace_state;
+
+static inline int cubind__tracing(void)
+{
+    return atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) != 0;
+}
+
+#define CUBIND__TRACE_LINE_MAX 2048
+
+/* One call being traced: when it started, and its line as it is formatted. */
+typedef struct cubind__trace_call {
+    cubind_library library;
+    struct timespec start;
+    size_t length;
+    int args; /* arguments written so far */
+    char line[CUBIND__TRACE_LINE_MAX];
+} cubind__trace_call;
+
+/* Read the configuration (once per process), then: 0 when calls of `library` are not traced
+ * (the caller just makes the call), else 1 with the start time taken. */
+int cubind__trace_begin(cubind__trace_call *call, cubind_library library);
+
+/* After the call: 1 when its line is wanted (`failed`: the call returned a non-success status;
+ * with CUBIND_TRACE=errors only those are), then the line is begun with `function`'s name. */
+int cubind__trace_wanted(cubind__trace_call *call, const char *function, int failed);
+
+/* Each argument, in order. */
+void cubind__trace_signed(cubind__trace_call *call, const char *name, long long value);
+void cubind__trace_unsigned(cubind__trace_call *call, const char *name, unsigned long long value);
+void cubind__trace_pointer(cubind__trace_call *call, const char *name, uintptr_t value);
+void cubind__trace_floating(cubind__trace_call *call, const char *name, double value);
+/* `constant`: the enumerator's name, NULL when the value is none of the enum's constants. */
+void cubind__trace_enum(cubind__trace_call *call, const char *name, const char *constant, long long value);
+void cubind__trace_record(cubind__trace_call *call, const char *name);
+
+/* The result (`name` NULL), then the line is ended with the duration and written. */
+void cubind__trace_status(cubind__trace_call *call, int status);
+void cubind__trace_end(cubind__trace_call *call);
+
+#endif /* CUBIND_LOADER_TRACE_H */
