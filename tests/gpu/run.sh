@@ -39,6 +39,7 @@ step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_faults"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_libraries"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_hardening"
+step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_trace"
 step passthrough
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
