@@ -192,8 +192,9 @@ test-real: $(TEST_BUILD)/test_real
 
 # The loader tests under valgrind memcheck: no error, nothing definitely lost (children traced).
 # The first-call race runs a few rounds only (memcheck is slow; TSan covers the race).
-VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --trace-children=yes
-test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --trace-children=yes \
+            --suppressions=$(abspath tests/valgrind.supp)
+test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(VALGRIND) $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
