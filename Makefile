@@ -124,9 +124,11 @@ $(BUILD)/include/cubind/%.h: generated/include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-$(PROBE): tools/cubind_probe.c $(LIBRARY_SO) $(BUILT_HEADERS)
+# The probe shares the loader's UTF-8 decoder (loader/strbuf.c, hidden in libcubind.so).
+$(PROBE): tools/cubind_probe.c loader/strbuf.c loader/strbuf.h $(LIBRARY_SO) $(BUILT_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include -Iloader $< loader/strbuf.c -o $@ -L$(BUILD)/lib -lcubind \
+	    -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Builds the checked-in tree (never regenerates: that is `make generate`'s job) and runs the probe.
 probe: deps-build

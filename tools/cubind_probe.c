@@ -20,39 +20,14 @@
 #include <string.h>
 
 #include "cubind/cubind.h"
-
-/* Length of the valid UTF-8 sequence at `p` (1 to 4), 0 when the bytes there are not one. */
-static size_t utf8_length(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n, i;
-    unsigned long cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    for (i = 1; i < n; ++i) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
+#include "strbuf.h" /* the loader's UTF-8 decoder (loader/strbuf.c is built in) */
 
 static int valid_utf8(const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t n;
     for (; *p != '\0'; p += n)
-        if ((n = utf8_length(p)) == 0)
+        if ((n = cubind__utf8_length(p)) == 0)
             return 0;
     return 1;
 }
@@ -67,7 +42,7 @@ static void json_string(const char *text)
     }
     putchar('"');
     for (p = (const unsigned char *)text; *p != '\0'; p += n) {
-        n = utf8_length(p);
+        n = cubind__utf8_length(p);
         if (n == 0) {
             fputs("\\ufffd", stdout); /* not UTF-8: the exact bytes are in "*_bytes" */
             n = 1;
@@ -101,7 +76,7 @@ static void text_string(const char *text)
     const unsigned char *p;
     size_t n;
     for (p = (const unsigned char *)(text != NULL ? text : ""); *p != '\0'; p += n) {
-        n = utf8_length(p);
+        n = cubind__utf8_length(p);
         if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
             size_t i, count = n == 0 ? 1 : n;
             for (i = 0; i < count; ++i)
