@@ -90,10 +90,6 @@ class Library:
     soname_versioned: bool = True
 
     @property
-    def version_query(self) -> str:
-        return self.version.function or "file-name"
-
-    @property
     def env_var(self) -> str:
         return f"CUBIND_{self.name.upper()}_PATH"
 

@@ -23,23 +23,13 @@ import clang.cindex as ci
 import jinja2
 
 from .api import PUBLIC_HEADER
+from .ctext import spaced
 from .model import Model, ModuleModel
 
 INCLUDE = PUBLIC_HEADER.parent.parent
 
 
 # --- the hand-written API, flattened ------------------------------------------------------------
-
-def _join(tokens: list[str]) -> str:
-    """C tokens as one declaration, spaced the way a person writes them."""
-    text = ""
-    for i, token in enumerate(tokens):
-        before = tokens[i - 1] if i else ""
-        glued = (not text or token in (",", ";", ")", "]", "[") or before in ("(", "[")
-                 or (before == "*" and (token[:1].isalpha() or token[:1] in "_(")) or (before == ")" and token == "("))
-        text += token if glued else " " + token
-    return text
-
 
 def _tokens(cursor: ci.Cursor, macros: dict[str, str]) -> list[str]:
     """The cursor's tokens, integer macros replaced by their values."""
@@ -57,12 +47,12 @@ def _record(cursor: ci.Cursor, typedef: str | None, macros: dict[str, str]) -> s
     head = ("typedef " if typedef else "") + kind + (f" {cursor.spelling}" if not cursor.is_anonymous() else "")
     if not cursor.is_definition():
         return f"{head};"
-    fields = [f"    {_join(_tokens(f, macros))};" for f in cursor.get_children() if f.kind == ci.CursorKind.FIELD_DECL]
+    fields = [f"    {spaced(_tokens(f, macros))};" for f in cursor.get_children() if f.kind == ci.CursorKind.FIELD_DECL]
     return head + " {\n" + "\n".join(fields) + "\n}" + (f" {typedef}" if typedef else "") + ";"
 
 
 def _function(cursor: ci.Cursor, macros: dict[str, str]) -> str:
-    params = [_join(_tokens(p, macros)) for p in cursor.get_arguments()] or ["void"]
+    params = [spaced(_tokens(p, macros)) for p in cursor.get_arguments()] or ["void"]
     returns = cursor.result_type.spelling
     joiner = "" if returns.endswith("*") else " "
     return f"{returns}{joiner}{cursor.spelling}({', '.join(params)});"
@@ -113,7 +103,7 @@ def hand_written(libraries_h: str, header: Path = PUBLIC_HEADER) -> list[str]:
                         out.append(f"typedef {_tag_kind(pending)} {pending.spelling} {cursor.spelling};")
                     pending = None
                 else:
-                    out.append(_join(_tokens(cursor, macros)) + ";")
+                    out.append(spaced(_tokens(cursor, macros)) + ";")
             elif kind == ci.CursorKind.FUNCTION_DECL:
                 out.append(_function(cursor, macros))
         if pending is not None:

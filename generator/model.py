@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import api
 from .config import Config, Library, Module
+from .ctext import spaced
 from .names import check_names, cubind_name
 from .parse import SKIP_CXX_OVERLOAD
 
@@ -158,8 +159,6 @@ def build(config: Config, irs: list[dict]) -> Model:
 
 
 C_KEYWORDS = frozenset({"sizeof", "return", "if", "switch", "while", "for", "case", "default", "do", "else"})
-NO_SPACE_BEFORE = frozenset({",", ";", ")", "]", "(", "[", ".", "->", "++", "--"})
-NO_SPACE_AFTER = frozenset({"(", "[", ".", "->", "!", "~"})
 
 
 def _helpers(ir: dict, unit, module) -> list[dict]:
@@ -200,32 +199,27 @@ def _helpers(ir: dict, unit, module) -> list[dict]:
 
 
 def _join(tokens: list[str]) -> str:
-    """A body's tokens as C lines, without its outer braces: one statement a line, indented by
-    block, spaces only where they separate."""
+    """A body's tokens as C lines, without its outer braces: one statement a line, indented by block."""
     lines: list[str] = []
-    line, depth, parens = "", 1, 0
+    line: list[str] = []
+    depth, parens = 1, 0
 
     def end_line() -> None:
-        nonlocal line
-        if line.strip():
-            lines.append("    " * depth + line.strip())
-        line = ""
+        if line:
+            lines.append("    " * depth + spaced(line))
+            line.clear()
 
-    previous = ""
     for token in tokens[1:-1]:
         if token == "}":
             end_line()
             depth -= 1
-        if line and token not in NO_SPACE_BEFORE and previous not in NO_SPACE_AFTER:
-            line += " "
-        line += token
+        line.append(token)
         parens += {"(": 1, ")": -1}.get(token, 0)
         if token == "{":
             end_line()
             depth += 1
-        elif token == "}" or (token == ";" and parens == 0) or (token == ":" and line.lstrip().startswith(("case", "default"))):
+        elif token == "}" or (token == ";" and parens == 0) or (token == ":" and line[0] in ("case", "default")):
             end_line()
-        previous = token
     end_line()
     return "\n".join(lines)
 

@@ -187,7 +187,8 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     define_guards = functools.cache(lambda header: macros.define_guards(c, header))
     selector = TypeSelector(c, own, define_guards)
     selector.seed_own_headers()
-    repeated = [(p, k, x) for p, k, x in helpers if k.spelling in {e["name"] for e in skipped if e["definition"]}]
+    defined = {e["name"] for e in skipped if e["definition"]}
+    repeated = [(p, k, x) for p, k, x in helpers if k.spelling in defined]
     for parsed, cursor, cxx_only in bound + repeated:
         types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
         for t in types:

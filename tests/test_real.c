@@ -29,9 +29,15 @@
 /* Whether this machine has the library where discovery looks: a file of one of its sonames
  * that the system loader or $CUDA_PATH/lib64 (default /usr/local/cuda) provides. The driver,
  * libcuda.so.1, comes with a GPU driver, not with the toolkit: without one it is not found. */
+/* The toolkit the headers came from: $CUDA_PATH, else /usr/local/cuda. */
+static const char *toolkit_root(void)
+{
+    return getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+}
+
 static int expected_present(const struct cubind_test_library *t)
 {
-    const char *root = getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    const char *root = toolkit_root();
     size_t i;
     for (i = 0; i < t->soname_count; ++i) {
         char path[4096];
@@ -50,7 +56,7 @@ static int expected_present(const struct cubind_test_library *t)
 /* Whether a file is in the CUDA toolkit ($CUDA_PATH, else /usr/local/cuda; links resolved). */
 static int in_toolkit(const char *real_path)
 {
-    const char *root = getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    const char *root = toolkit_root();
     char resolved[4096];
     size_t n;
     if (real_path == NULL || realpath(root, resolved) == NULL)
@@ -158,7 +164,7 @@ static void test_versions_match_file_names_and_headers(void **state)
  * CUDA_ERROR_STUB_LIBRARY): the toolkit's lib64/stubs copy, given explicitly, is refused. */
 static void test_stubs_are_refused(void **state)
 {
-    const char *root = getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    const char *root = toolkit_root();
     size_t lib, tested = 0;
     (void)state;
     for (lib = 0; lib < cubind_test_library_count; ++lib) {

@@ -9150,24 +9150,24 @@ static inline cublasStatus_t cubind_cublas_migrate_compute_type(cublasHandle_t h
     cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     status = cubind_cublas_get_math_mode(handle, & mathMode);
-    if(status != CUBLAS_STATUS_SUCCESS) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
         return status;
     }
-    bool isPedantic =((mathMode & 0xf) == CUBLAS_PEDANTIC_MATH);
-    switch(dataType) {
+    bool isPedantic = ((mathMode & 0xf) == CUBLAS_PEDANTIC_MATH);
+    switch (dataType) {
         case CUDA_R_32F :
         case CUDA_C_32F :
-        * computeType = isPedantic ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+        *computeType = isPedantic ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
         return CUBLAS_STATUS_SUCCESS;
         case CUDA_R_64F :
         case CUDA_C_64F :
-        * computeType = isPedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F;
+        *computeType = isPedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F;
         return CUBLAS_STATUS_SUCCESS;
         case CUDA_R_16F :
-        * computeType = isPedantic ? CUBLAS_COMPUTE_16F_PEDANTIC : CUBLAS_COMPUTE_16F;
+        *computeType = isPedantic ? CUBLAS_COMPUTE_16F_PEDANTIC : CUBLAS_COMPUTE_16F;
         return CUBLAS_STATUS_SUCCESS;
         case CUDA_R_32I :
-        * computeType = isPedantic ? CUBLAS_COMPUTE_32I_PEDANTIC : CUBLAS_COMPUTE_32I;
+        *computeType = isPedantic ? CUBLAS_COMPUTE_32I_PEDANTIC : CUBLAS_COMPUTE_32I;
         return CUBLAS_STATUS_SUCCESS;
         default :
         return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -9183,7 +9183,7 @@ static inline cublasStatus_t cubind_cublas_gemm_ex(cublasHandle_t handle, cublas
     cublasComputeType_t migratedComputeType = CUBLAS_COMPUTE_32F;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
-    if(status != CUBLAS_STATUS_SUCCESS) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
         return status;
     }
     return cubind_cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, migratedComputeType, algo);
@@ -9198,7 +9198,7 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex(cublasHandle_t handle
     cublasComputeType_t migratedComputeType;
     cublasStatus_t status;
     status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
-    if(status != CUBLAS_STATUS_SUCCESS) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
         return status;
     }
     return cubind_cublas_gemm_batched_ex(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, migratedComputeType, algo);
@@ -9213,7 +9213,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_
     cublasComputeType_t migratedComputeType;
     cublasStatus_t status;
     status = cubind_cublas_migrate_compute_type(handle, computeType, & migratedComputeType);
-    if(status != CUBLAS_STATUS_SUCCESS) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
         return status;
     }
     return cubind_cublas_gemm_strided_batched_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, migratedComputeType, algo);
@@ -9225,7 +9225,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_
  */
 static inline cublasStatus_t cubind_cublas_set_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy strategy)
 {
-    return cubind_cublas_set_emulation_strategy(handle,(cublasEmulationStrategy_t)(strategy));
+    return cubind_cublas_set_emulation_strategy(handle, (cublasEmulationStrategy_t)(strategy));
 }
 
 /**
@@ -9234,7 +9234,7 @@ static inline cublasStatus_t cubind_cublas_set_emulation_strategy(cublasHandle_t
  */
 static inline cublasStatus_t cubind_cublas_get_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy *strategy)
 {
-    return cubind_cublas_get_emulation_strategy(handle,(cublasEmulationStrategy_t *)(strategy));
+    return cubind_cublas_get_emulation_strategy(handle, (cublasEmulationStrategy_t *)(strategy));
 }
 #endif
 

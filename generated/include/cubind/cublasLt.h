@@ -598,7 +598,7 @@ cublasStatus_t cubind_cublasLt_logger_force_disable(void);
  */
 static inline cublasStatus_t cubind_cublasLt_matrix_layout_init(cublasLtMatrixLayout_t matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    return cubind_cublasLt_matrix_layout_init_internal(matLayout, sizeof(* matLayout), type, rows, cols, ld);
+    return cubind_cublasLt_matrix_layout_init_internal(matLayout, sizeof(*matLayout), type, rows, cols, ld);
 }
 
 /**
@@ -607,7 +607,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_init(cublasLtMatrixLa
  */
 static inline cublasStatus_t cubind_cublasLt_matmul_desc_init(cublasLtMatmulDesc_t matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    return cubind_cublasLt_matmul_desc_init_internal(matmulDesc, sizeof(* matmulDesc), computeType, scaleType);
+    return cubind_cublasLt_matmul_desc_init_internal(matmulDesc, sizeof(*matmulDesc), computeType, scaleType);
 }
 
 /**
@@ -616,7 +616,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_init(cublasLtMatmulDesc
  */
 static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init(cublasLtMatrixTransformDesc_t transformDesc, cudaDataType scaleType)
 {
-    return cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, sizeof(* transformDesc), scaleType);
+    return cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, sizeof(*transformDesc), scaleType);
 }
 
 /**
@@ -625,7 +625,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init(cublasLt
  */
 static inline cublasStatus_t cubind_cublasLt_emulation_desc_init(cublasLtEmulationDesc_t emulationDesc)
 {
-    return cubind_cublasLt_emulation_desc_init_internal(emulationDesc, sizeof(* emulationDesc));
+    return cubind_cublasLt_emulation_desc_init_internal(emulationDesc, sizeof(*emulationDesc));
 }
 
 /**
@@ -634,7 +634,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_init(cublasLtEmulati
  */
 static inline cublasStatus_t cubind_cublasLt_matmul_preference_init(cublasLtMatmulPreference_t pref)
 {
-    return cubind_cublasLt_matmul_preference_init_internal(pref, sizeof(* pref));
+    return cubind_cublasLt_matmul_preference_init_internal(pref, sizeof(*pref));
 }
 
 #if defined(__GNUC__) || defined(__clang__)
