@@ -94,17 +94,21 @@ check-generated: deps-generator
 	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
 
 # --- library ----------------------------------------------------------------------------------
+# TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
+# is reached without __tls_get_addr.
+TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>&1 && echo -mtls-dialect=gnu2)
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) -Iloader -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(INCLUDES) -Iloader -c $< -o $@
 
-# The error handler may throw (C++): the frame that calls it resets its guard while unwinding.
-$(BUILD)/obj/loader/error.o: ALL_CFLAGS += -fexceptions
-
+# -static-libgcc: the unwinder that tells whether an error handler is running (loader/error.c)
+# comes from libgcc_eh, linked in, rather than from libgcc_s, which every program linking
+# libcubind would otherwise load at start-up. -Bsymbolic-functions: calls inside libcubind to
+# its own exported functions are direct, not through its PLT.
 $(LIBRARY_REAL): $(LIB_OBJECTS) $(VERSION_SCRIPT)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(VERSION_SCRIPT) -Wl,--no-undefined $(LDFLAGS_SAN) \
-	    -o $@ $(LIB_OBJECTS) -ldl -lpthread
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(VERSION_SCRIPT) -Wl,--no-undefined \
+	    -Wl,-Bsymbolic-functions -static-libgcc $(LDFLAGS_SAN) -o $@ $(LIB_OBJECTS) -ldl -lpthread
 
 $(LIBRARY_SONAME): $(LIBRARY_REAL)
 	ln -sf $(REALNAME) $@

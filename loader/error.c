@@ -1,31 +1,38 @@
 /*
  * loader/error.c - the thread-local error record, status messages and the error handler.
  *
- * The handler runs on the failing thread with no cubind lock held, on a copy of
- * the record, so it may call back into cubind; errors it causes are recorded
- * but do not call it again. It may also leave by longjmp or a C++ exception, so
- * "the handler is running" is not a flag that could be left set for ever: a
- * thread-local hint says a handler was entered, and when it is set the stack is
- * walked (the unwinder, _Unwind_Backtrace) for a live frame of call_handler. None:
- * the handler was left without returning, the hint is stale and the handler is
- * called afresh. Where the stack cannot be walked, the hint's frame address is
- * compared with the current one instead (stacks grow down on every target).
+ * A failing status is the common error and its path is short: the facts and a message put
+ * together from the generated names (no formatting, no lock, no copy); then the handler,
+ * read with one atomic load, is given the thread's record itself. While a handler runs,
+ * errors it causes go to a spare record in the frame that called it (which cubind_last_error
+ * then returns), so the record the handler reads never changes under it; the newest becomes
+ * the thread's record when the handler returns.
+ *
+ * The handler runs on the failing thread with no cubind lock held, so it may call back into
+ * cubind; errors it causes are recorded but do not call it again. It may also leave by
+ * longjmp or a C++ exception, so "the handler is running" is not a flag that could be left
+ * set for ever: a thread-local hint says a handler was entered, and when it is set the stack
+ * is walked (the unwinder, _Unwind_Backtrace) for a live frame of call_handler. None: the
+ * handler was left without returning, the hint is stale and the handler is called afresh.
+ * Where the stack cannot be walked, the hint's frame address is compared with the current
+ * one instead (stacks grow down on every target).
  */
+#define _GNU_SOURCE
 #include "error.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #if defined(__GNUC__) || defined(__clang__)
 #include <unwind.h>
 #define CUBIND_NOINLINE __attribute__((noinline))
-#define CUBIND_CLEANUP(fn) __attribute__((cleanup(fn)))
 #define CUBIND_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
 #define CUBIND_HAVE_UNWIND 1
 #else
 #define CUBIND_NOINLINE
-#define CUBIND_CLEANUP(fn)
-#define CUBIND_FRAME_ADDRESS() ((uintptr_t)&tls_error)
+#define CUBIND_FRAME_ADDRESS() ((uintptr_t)&tls)
 #endif
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,48 +40,92 @@
 
 #include "internal.h"
 
-static _Thread_local cubind_error tls_error;
-/* The frame address of call_handler when this thread entered the handler; 0 once it returned.
- * Left set when the handler was left by longjmp: a hint, checked by handler_running(). */
-static _Thread_local uintptr_t tls_handler_frame;
+struct thread_errors {
+    cubind_error record;
+    /* The frame address of call_handler when this thread entered the handler; 0 once it returned.
+     * Left set when the handler was left by longjmp: a hint, checked by handler_running(). */
+    uintptr_t handler_frame;
+    cubind_error *spare; /* in call_handler's frame: where errors go while the handler runs */
+    int spare_written;
+};
+
+static _Thread_local struct thread_errors tls;
+
+/* The installed handler and its argument, replaced whole: one atomic load reads both. Every
+ * pair ever installed is kept (another thread may be calling it), each distinct pair once. */
+struct handler {
+    cubind_error_handler fn;
+    void *user;
+    struct handler *earlier;
+};
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
-static cubind_error_handler handler_fn;
-static void *handler_user;
+static struct handler *handlers; /* under handler_lock */
+static _Atomic(const struct handler *) installed;
 
-static void fill_defaults(cubind_error *error)
+static CUBIND_NOINLINE int handler_running(struct thread_errors *t);
+
+/* The record an error goes to: the thread's, or the spare while a handler of this thread runs.
+ * `*in_handler` tells which. */
+static cubind_error *target(struct thread_errors *t, int *in_handler)
 {
-    if (error->library_name == NULL) {
-        error->library = CUBIND_LIB_NONE;
-        error->library_name = "";
-        error->function = "";
-        error->status_name = "";
+    *in_handler = t->handler_frame != 0 && handler_running(t);
+    if (*in_handler) {
+        t->spare_written = 1;
+        return t->spare;
     }
+    return &t->record;
 }
 
 const cubind_error *cubind_last_error(void)
 {
-    fill_defaults(&tls_error);
-    return &tls_error;
+    struct thread_errors *t = &tls;
+    cubind_error *r = &t->record;
+    if (t->handler_frame != 0 && t->spare_written && handler_running(t))
+        return t->spare;
+    if (r->library_name == NULL) { /* never written */
+        r->library = CUBIND_LIB_NONE;
+        r->library_name = "";
+        r->function = "";
+        r->status_name = "";
+    }
+    return r;
 }
 
 void cubind_clear_error(void)
 {
-    tls_error.kind = CUBIND_OK;
-    tls_error.library = CUBIND_LIB_NONE;
-    tls_error.status = 0;
-    tls_error.library_name = "";
-    tls_error.function = "";
-    tls_error.status_name = "";
-    tls_error.message[0] = '\0';
+    int in_handler;
+    cubind_error *r = target(&tls, &in_handler);
+    r->kind = CUBIND_OK;
+    r->library = CUBIND_LIB_NONE;
+    r->status = 0;
+    r->library_name = "";
+    r->function = "";
+    r->status_name = "";
+    r->message[0] = '\0';
 }
 
 void cubind_set_error_handler(cubind_error_handler handler, void *user)
 {
+    struct handler *h = NULL;
     pthread_mutex_lock(&handler_lock);
-    handler_fn = handler;
-    handler_user = user;
+    if (handler != NULL) {
+        for (h = handlers; h != NULL; h = h->earlier)
+            if (h->fn == handler && h->user == user)
+                break;
+        if (h == NULL && (h = malloc(sizeof *h)) != NULL) {
+            h->fn = handler;
+            h->user = user;
+            h->earlier = handlers;
+            handlers = h;
+        }
+    }
+    if (handler == NULL || h != NULL)
+        atomic_store_explicit(&installed, h, memory_order_release);
     pthread_mutex_unlock(&handler_lock);
+    if (handler != NULL && h == NULL)
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_set_error_handler", 0,
+                             "cubind_set_error_handler: out of memory; the earlier handler stays");
 }
 
 /* Copy `src` into `dst` (`size` bytes, NUL-terminated) with control characters and bytes
@@ -102,22 +153,53 @@ static void sanitize_into(char *dst, size_t size, const char *src)
     dst[out] = '\0';
 }
 
-static void leave_handler(uintptr_t **guard)
-{
-    **guard = 0;
-}
-
 /* Call the handler; the one frame whose presence on the stack means "the handler is running".
- * The hint is reset when it returns, or when a C++ exception unwinds it (error.c is built with
- * -fexceptions); a longjmp skips both, which handler_running() finds out. */
-static CUBIND_NOINLINE void call_handler(cubind_error_handler fn, const cubind_error *error, void *user)
+ * A handler left by longjmp or an exception skips the reset, which handler_running() finds out. */
+static CUBIND_NOINLINE void call_handler(struct thread_errors *t, const struct handler *h)
 {
-    CUBIND_CLEANUP(leave_handler) uintptr_t *guard = &tls_handler_frame;
-    *guard = CUBIND_FRAME_ADDRESS();
-    fn(error, user);
+    cubind_error spare;
+    t->spare = &spare;
+    t->spare_written = 0;
+    t->handler_frame = CUBIND_FRAME_ADDRESS();
+    h->fn(&t->record, h->user);
+    t->handler_frame = 0;
+    if (t->spare_written) /* the handler caused errors: the newest is the thread's record */
+        t->record = spare;
+    t->spare = NULL;
 }
 
 #ifdef CUBIND_HAVE_UNWIND
+/* The unwinder (libgcc_s), looked up the first time a stack is walked, which only happens while
+ * a hint is set: programs that never need it do not load libgcc_s at start-up. */
+struct unwinder {
+    _Unwind_Reason_Code (*backtrace)(_Unwind_Trace_Fn trace, void *data);
+    _Unwind_Ptr (*get_ip)(struct _Unwind_Context *context);
+    void *(*find_enclosing_function)(void *pc);
+};
+
+static struct unwinder unwinder; /* all NULL when there is none */
+static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
+
+static int unwinder_symbol(void *lib, const char *name, void *out, size_t size)
+{
+    void *address = dlsym(lib, name);
+    memcpy(out, &address, size);
+    return address != NULL;
+}
+
+static void find_unwinder(void)
+{
+    void *lib = dlsym(RTLD_DEFAULT, "_Unwind_Backtrace") != NULL ? RTLD_DEFAULT : NULL;
+    struct unwinder u;
+    if (lib == NULL)
+        lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib != NULL && unwinder_symbol(lib, "_Unwind_Backtrace", &u.backtrace, sizeof u.backtrace) &&
+        unwinder_symbol(lib, "_Unwind_GetIP", &u.get_ip, sizeof u.get_ip) &&
+        unwinder_symbol(lib, "_Unwind_FindEnclosingFunction", &u.find_enclosing_function,
+                        sizeof u.find_enclosing_function))
+        unwinder = u;
+}
+
 struct handler_walk {
     uintptr_t handler_start;
     int found;
@@ -126,8 +208,8 @@ struct handler_walk {
 static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *data)
 {
     struct handler_walk *walk = data;
-    uintptr_t ip = (uintptr_t)_Unwind_GetIP(context);
-    if (ip != 0 && (uintptr_t)_Unwind_FindEnclosingFunction((void *)(ip - 1)) == walk->handler_start) {
+    uintptr_t ip = (uintptr_t)unwinder.get_ip(context);
+    if (ip != 0 && (uintptr_t)unwinder.find_enclosing_function((void *)(ip - 1)) == walk->handler_start) {
         walk->found = 1;
         return _URC_NORMAL_STOP;
     }
@@ -136,23 +218,26 @@ static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *da
 #endif
 
 /* 1 when a handler call of this thread is live on the stack (this error comes from inside it). */
-static CUBIND_NOINLINE int handler_running(void)
+static CUBIND_NOINLINE int handler_running(struct thread_errors *t)
 {
     uintptr_t here = CUBIND_FRAME_ADDRESS();
 #ifdef CUBIND_HAVE_UNWIND
-    struct handler_walk walk;
-    _Unwind_Reason_Code reached;
-    walk.handler_start = (uintptr_t)call_handler;
-    walk.found = 0;
-    reached = _Unwind_Backtrace(visit_frame, &walk);
-    if (walk.found)
-        return 1;
-    if (reached == _URC_END_OF_STACK) { /* the whole stack walked: the hint is stale */
-        tls_handler_frame = 0;
-        return 0;
+    pthread_once(&unwinder_once, find_unwinder);
+    if (unwinder.backtrace != NULL) {
+        struct handler_walk walk;
+        _Unwind_Reason_Code reached;
+        walk.handler_start = (uintptr_t)call_handler;
+        walk.found = 0;
+        reached = unwinder.backtrace(visit_frame, &walk);
+        if (walk.found)
+            return 1;
+        if (reached == _URC_END_OF_STACK) { /* the whole stack walked: the hint is stale */
+            t->handler_frame = 0;
+            return 0;
+        }
     }
 #endif
-    return here < tls_handler_frame; /* no unwind information: deeper than the handler's call */
+    return here < t->handler_frame; /* no unwinder: deeper than the handler's call */
 }
 
 /* Only these kinds carry a status: the native one, or the fixed one a wrapper returned. */
@@ -162,46 +247,108 @@ static int status_is_meaningful(cubind_error_kind kind)
            kind == CUBIND_ERROR_SYMBOL_NOT_FOUND;
 }
 
+/* Call the handler, if one is installed and this error does not come from inside it. */
+static void notify(struct thread_errors *t, int in_handler)
+{
+    const struct handler *h = atomic_load_explicit(&installed, memory_order_acquire);
+    if (h != NULL && !in_handler)
+        call_handler(t, h);
+}
+
 void cubind__error_record(cubind_error_kind kind, cubind_library library, const char *function, int status,
                           const char *format, ...)
 {
+    struct thread_errors *t = &tls;
+    cubind_error *r;
     va_list args;
-    cubind_error_handler fn;
-    void *user;
     const char *name = cubind_library_name(library);
     const char *status_name;
     char raw[CUBIND_ERROR_MESSAGE_MAX];
+    int in_handler;
 
     if (!status_is_meaningful(kind))
         status = 0;
     status_name = name != NULL && status_is_meaningful(kind) ? cubind_status_name(library, status) : NULL;
-    tls_error.kind = kind;
-    tls_error.library = name != NULL ? library : CUBIND_LIB_NONE;
-    tls_error.status = status;
-    tls_error.library_name = name != NULL ? name : "";
-    tls_error.function = function != NULL ? function : "";
-    tls_error.status_name = status_name != NULL ? status_name : "";
     va_start(args, format);
     vsnprintf(raw, sizeof raw, format, args);
     va_end(args);
-    sanitize_into(tls_error.message, sizeof tls_error.message, raw);
+    r = target(t, &in_handler);
+    r->kind = kind;
+    r->library = name != NULL ? library : CUBIND_LIB_NONE;
+    r->status = status;
+    r->library_name = name != NULL ? name : "";
+    r->function = function != NULL ? function : "";
+    r->status_name = status_name != NULL ? status_name : "";
+    sanitize_into(r->message, sizeof r->message, raw);
+    notify(t, in_handler);
+}
 
-    /* errors caused by the handler itself call no handler */
-    if (tls_handler_frame != 0 && handler_running())
-        return;
-    pthread_mutex_lock(&handler_lock);
-    fn = handler_fn;
-    user = handler_user;
-    pthread_mutex_unlock(&handler_lock);
-    if (fn != NULL) {
-        cubind_error copy = tls_error;
-        call_handler(fn, &copy, user);
+/* Copy `length` bytes of a name: 16 at a time, the last 16 overlapping (as memcpy itself does,
+ * without its call; gcc would inline a copy of unknown length as one byte a step). */
+static void copy_name(char *out, const char *text, size_t length)
+{
+    size_t i;
+    if (length >= 16) {
+        for (i = 0; i + 16 < length; i += 16)
+            memcpy(out + i, text + i, 16);
+        memcpy(out + length - 16, text + length - 16, 16);
+    } else if (length >= 8) {
+        memcpy(out, text, 8);
+        memcpy(out + length - 8, text + length - 8, 8);
+    } else {
+        for (i = 0; i < length; ++i)
+            out[i] = text[i];
     }
 }
 
-CUBIND_COLD void cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
+/* "cublasSgemm returned CUBLAS_STATUS_NOT_INITIALIZED (1)": names from the generated tables
+ * (printable, under 128 bytes each), so the message needs neither formatting nor escaping. */
+static void status_message(char *out, const char *function, size_t function_length, const char *status_name,
+                           size_t name_length, int status)
 {
-    const char *status_name = cubind_status_name(table->library, status);
-    cubind__error_record(CUBIND_ERROR_STATUS, table->library, table->names[index], status, "%s returned %s (%d)",
-                         table->names[index], status_name != NULL ? status_name : "an unknown status", status);
+    static const char unknown[] = "an unknown status";
+    char digits[32] = {0}; /* the number ends at digits[16], then ")" and NULs: 16 bytes are copied */
+    char *d = digits + 16;
+    unsigned magnitude = status < 0 ? 0u - (unsigned)status : (unsigned)status;
+    *d = ')';
+    do {
+        *--d = (char)('0' + magnitude % 10u);
+        magnitude /= 10u;
+    } while (magnitude != 0);
+    if (status < 0)
+        *--d = '-';
+    if (status_name == NULL) {
+        status_name = unknown;
+        name_length = sizeof unknown - 1;
+    }
+    if (function_length + name_length + 32 > CUBIND_ERROR_MESSAGE_MAX)
+        function_length = name_length = 0; /* cannot happen with generated names; never overflow */
+    copy_name(out, function, function_length);
+    out += function_length;
+    memcpy(out, " returned ", 10);
+    out += 10;
+    copy_name(out, status_name, name_length);
+    out += name_length;
+    memcpy(out, " (", 2);
+    memcpy(out + 2, d, 16);
+}
+
+CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
+{
+    struct thread_errors *t = &tls;
+    int in_handler;
+    cubind_error *r = target(t, &in_handler);
+    const char *function = cubind__function_name(table, index);
+    size_t name_length = 0;
+    const char *status_name = cubind__status_name_length(table->library, status, &name_length);
+    r->kind = CUBIND_ERROR_STATUS;
+    r->library = table->library;
+    r->status = status;
+    r->library_name = cubind__libraries[table->library].name;
+    r->function = function;
+    r->status_name = status_name != NULL ? status_name : "";
+    status_message(r->message, function, cubind__function_name_length(table, index), status_name, name_length,
+                   status);
+    notify(t, in_handler);
+    return status;
 }

@@ -1,9 +1,11 @@
 /*
  * loader/internal.h - what generated sources and the loader share; not installed.
  *
- * Each library's generated source owns a symbol table (exported names and one
- * atomic slot per function). A wrapper's hot path is cubind__symbol(): one
- * acquire load of its slot, one test, then the indirect call.
+ * Each library's generated source owns a symbol table: its names in one string
+ * (addressed by offsets, so the table needs no relocation at start-up) and one
+ * atomic slot per function. A wrapper's hot path is cubind__cached(): one load
+ * of its slot, one test, the indirect call, then the status test; everything
+ * else (the first call, an unavailable function, tracing) is its cold slow path.
  */
 #ifndef CUBIND_LOADER_INTERNAL_H
 #define CUBIND_LOADER_INTERNAL_H
@@ -27,14 +29,44 @@
 typedef void (*cubind__fnptr)(void);
 typedef _Atomic(cubind__fnptr) cubind__slot;
 
+/* Where a function's three names start in its table's `strings`. */
+typedef struct cubind__name_offsets {
+    unsigned symbol;      /* the exported symbol ("cublasSgemm_v2") */
+    unsigned name;        /* the C API name ("cublasSgemm") */
+    unsigned cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
+} cubind__name_offsets;
+
 typedef struct cubind__symbol_table {
     cubind_library library;
     size_t count;
-    const char *const *symbols;      /* exported symbol of each slot ("cublasSgemm_v2") */
-    const char *const *names;        /* C API name ("cublasSgemm") */
-    const char *const *cubind_names; /* wrapper name ("cubind_cublas_sgemm") */
-    cubind__slot *slots;
+    const char *strings;                 /* every name, each NUL-terminated */
+    const cubind__name_offsets *offsets; /* count of them */
+    cubind__slot *slots;        /* read by the hot path; never written while tracing, so that every
+                                   call takes the slow path, which traces */
+    cubind__slot *traced_slots; /* resolved symbols while tracing */
 } cubind__symbol_table;
+
+static inline const char *cubind__symbol_name(const cubind__symbol_table *table, size_t index)
+{
+    return table->strings + table->offsets[index].symbol;
+}
+
+static inline const char *cubind__function_name(const cubind__symbol_table *table, size_t index)
+{
+    return table->strings + table->offsets[index].name;
+}
+
+/* The strings of a function follow each other (symbol, C API name when it differs, cubind name),
+ * with no padding: the C API name ends where the cubind name starts. */
+static inline size_t cubind__function_name_length(const cubind__symbol_table *table, size_t index)
+{
+    return table->offsets[index].cubind_name - table->offsets[index].name - 1;
+}
+
+static inline const char *cubind__cubind_name(const cubind__symbol_table *table, size_t index)
+{
+    return table->strings + table->offsets[index].cubind_name;
+}
 
 /* Ask a loaded library its version through its own query function (already resolved).
  * Returns 0 and fills version[0..2], or -1 with the failing native status in *status. */
@@ -59,24 +91,32 @@ typedef struct cubind__library_desc {
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
 
-/* Slow path of cubind__symbol: load the library, resolve and cache the symbol.
- * NULL after recording a library-not-found or symbol-not-found error; then, when
+/* The slow path: load the library, resolve the symbol (cached in `slots`, or in `traced_slots`
+ * while tracing). NULL after recording a library-not-found or symbol-not-found error; then, when
  * `unavailable_status` is not NULL, it holds the status a status-returning wrapper returns:
  * the library's fixed missing-library or missing-symbol code, decided where the failure
  * happened (before the error handler ran, so nothing the handler does can change it). */
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status);
 
-/* Record a non-success status of function `index` and call the error handler. */
-CUBIND_COLD void cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
+/* cubind_status_name, with the name's length in `*length` (not written when NULL is returned). */
+const char *cubind__status_name_length(cubind_library library, int status, size_t *length);
 
-/* `unavailable_status`: see cubind__resolve; written only when NULL is returned. */
-static inline cubind__fnptr cubind__symbol(const cubind__symbol_table *table, cubind__slot *slot, size_t index,
-                                           int *unavailable_status)
+/* Record that function `index` returned the non-success `status`, call the error handler,
+ * and return `status` (so that a wrapper's failure branch is one tail call). */
+CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
+
+/* The hot path's read of a slot: NULL until resolved, and always NULL while tracing. */
+static inline cubind__fnptr cubind__cached(cubind__slot *slot)
 {
-    cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
-    if (CUBIND_LIKELY(fn != NULL))
-        return fn;
-    return cubind__resolve(table, index, unavailable_status);
+    return atomic_load_explicit(slot, memory_order_acquire);
 }
+
+/* After the success test: `status` is returned as the callee left it in its register. Without
+ * this, gcc re-materialises the success constant it now knows (one more instruction a call). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CUBIND_AS_RETURNED(status) __asm__("" : "+r"(status))
+#else
+#define CUBIND_AS_RETURNED(status) ((void)0)
+#endif
 
 #endif /* CUBIND_LOADER_INTERNAL_H */

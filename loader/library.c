@@ -33,6 +33,7 @@
 #include "error.h"
 #include "internal.h"
 #include "strbuf.h"
+#include "trace.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 enum { LOAD_OK = 0, LOAD_FAILED = -1, LOAD_REENTERED = -2 };
@@ -57,6 +58,7 @@ struct lib_state {
     size_t found;
     const char **missing;
     size_t missing_count;
+    const char **names;   /* every C API name, for the info of a library not found; built once */
 };
 
 static struct lib_state states[CUBIND_LIBRARY_COUNT];
@@ -192,33 +194,45 @@ static void record_symbol_missing(cubind_library library, size_t index)
     const cubind__symbol_table *t = d->symbols;
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
-    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, t->names[index], d->status_missing_symbol,
-                         "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
-                         t->names[index], t->symbols[index], lib->path_escaped, d->file, lib->version_text,
+    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
+                         d->status_missing_symbol, "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
+                         cubind__function_name(t, index), cubind__symbol_name(t, index), lib->path_escaped, d->file,
+                         lib->version_text,
                          status_name != NULL ? status_name : "?", d->status_missing_symbol);
+}
+
+/* Where a resolved symbol is kept: the hot path's slot, or, while tracing, a slot the hot path
+ * never reads, so that every call keeps taking the traced path. */
+static cubind__slot *cache_slot(const cubind__symbol_table *table, size_t index)
+{
+    return cubind__trace_enabled() ? &table->traced_slots[index] : &table->slots[index];
 }
 
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status)
 {
     cubind_library library = table->library;
     const cubind__library_desc *d = &cubind__libraries[library];
-    cubind__fnptr fn;
-    int outcome = ensure_loaded(library);
+    cubind__slot *slot = cache_slot(table, index);
+    cubind__fnptr fn = atomic_load_explicit(slot, memory_order_acquire);
+    int outcome;
+    if (fn != NULL)
+        return fn;
+    outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_library;
-        record_load_failure(library, table->names[index], NULL, outcome);
+        record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
     }
-    fn = cubind__own_symbol(&states[library].lib, table->symbols[index]);
+    fn = cubind__own_symbol(&states[library].lib, cubind__symbol_name(table, index));
     if (fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
         record_symbol_missing(library, index);
         return NULL;
     }
-    atomic_store_explicit(&table->slots[index], fn, memory_order_release);
+    atomic_store_explicit(slot, fn, memory_order_release);
     return fn;
 }
 
@@ -340,17 +354,32 @@ static void census(cubind_library library)
         s->missing = malloc((t->count ? t->count : 1) * sizeof *s->missing);
         s->found = s->missing_count = 0;
         for (i = 0; i < t->count; ++i) {
-            cubind__fnptr fn = cubind__own_symbol(&s->lib, t->symbols[i]);
+            cubind__fnptr fn = cubind__own_symbol(&s->lib, cubind__symbol_name(t, i));
             if (fn != NULL) {
-                atomic_store_explicit(&t->slots[i], fn, memory_order_release);
+                atomic_store_explicit(cache_slot(t, i), fn, memory_order_release);
                 s->found++;
             } else if (s->missing != NULL) {
-                s->missing[s->missing_count++] = t->names[i];
+                s->missing[s->missing_count++] = cubind__function_name(t, i);
             }
         }
         s->census_done = 1;
     }
     unlock(cancel_state);
+}
+
+/* Every C API name of `library` (what a library not found lacks), built on first use and kept. */
+static const char *const *all_names(cubind_library library)
+{
+    struct lib_state *s = &states[library];
+    const cubind__symbol_table *t = cubind__libraries[library].symbols;
+    size_t i;
+    int cancel_state;
+    lock(&cancel_state);
+    if (s->names == NULL && (s->names = malloc((t->count ? t->count : 1) * sizeof *s->names)) != NULL)
+        for (i = 0; i < t->count; ++i)
+            s->names[i] = cubind__function_name(t, i);
+    unlock(cancel_state);
+    return s->names;
 }
 
 /* The first layout of struct cubind_library_info (up to `error`): the least a caller may pass. */
@@ -388,8 +417,8 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
     out.functions = d->symbols->count;
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
-        out.functions_missing = d->symbols->count;
-        out.missing = d->symbols->names;
+        out.missing = all_names(library);
+        out.functions_missing = out.missing != NULL ? d->symbols->count : 0; /* 0: out of memory */
         out.error = load_error(library, outcome);
         result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
     } else {
@@ -424,12 +453,12 @@ int cubind_function_available(const char *name)
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         const cubind__symbol_table *t = cubind__libraries[lib].symbols;
         for (i = 0; i < t->count; ++i) {
-            if (strcmp(name, t->names[i]) != 0 && strcmp(name, t->symbols[i]) != 0 &&
-                strcmp(name, t->cubind_names[i]) != 0)
+            if (strcmp(name, cubind__function_name(t, i)) != 0 && strcmp(name, cubind__symbol_name(t, i)) != 0 &&
+                strcmp(name, cubind__cubind_name(t, i)) != 0)
                 continue;
             if (ensure_loaded((cubind_library)lib) != LOAD_OK)
                 return 0;
-            return cubind__own_symbol(&states[lib].lib, t->symbols[i]) != NULL;
+            return cubind__own_symbol(&states[lib].lib, cubind__symbol_name(t, i)) != NULL;
         }
     }
     return 0;

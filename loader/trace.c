@@ -61,7 +61,7 @@ static int parse(const char *spec)
             }
         }
         if (!known)
-            fprintf(stderr, "cubind: CUBIND_TRACE: unknown word \"%.*s\" ignored\n", (int)n, p);
+            dprintf(2, "cubind: CUBIND_TRACE: unknown word \"%.*s\" ignored\n", (int)n, p);
         p += n;
         if (*p == ',')
             p++;
@@ -86,11 +86,17 @@ static void read_config(void)
         if (fd >= 0)
             out_fd = fd;
         else
-            fprintf(stderr, "cubind: CUBIND_TRACE_FILE %s: %s; tracing to stderr\n", file, strerror(errno));
+            dprintf(2, "cubind: CUBIND_TRACE_FILE %s: %s; tracing to stderr\n", file, strerror(errno));
     }
     /* A child forked while another thread writes a line must not inherit the lock held. */
     pthread_atfork(lock_writes, unlock_writes, unlock_writes);
     atomic_store_explicit(&cubind__trace_state, STATE_ON, memory_order_relaxed);
+}
+
+int cubind__trace_enabled(void)
+{
+    pthread_once(&config_once, read_config);
+    return atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) != STATE_OFF;
 }
 
 int cubind__trace_begin(cubind__trace_call *call, cubind_library library)

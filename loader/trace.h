@@ -1,9 +1,10 @@
 /*
  * loader/trace.h - call tracing (CUBIND_TRACE), used by the generated wrappers; not installed.
  *
- * Off, a wrapper pays one relaxed load and one predictable branch (cubind__tracing()).
- * cubind__trace_state starts non-zero ("not read yet"), so the first call of every wrapper
- * takes the cold traced path, which reads the configuration once and sets the state to 0
+ * Off, tracing costs the hot path nothing: while it is on, the loader never fills the slots the
+ * hot path reads (cubind__trace_enabled), so every call takes its wrapper's slow path, which
+ * asks cubind__tracing(). cubind__trace_state starts non-zero ("not read yet"), so the first
+ * slow call takes the traced path, which reads the configuration once and sets the state to 0
  * when tracing is off. On, the traced path times the call and formats one line, written
  * with one write() under a mutex, so lines of two threads never interleave.
  */
@@ -24,6 +25,9 @@ static inline int cubind__tracing(void)
 {
     return atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) != 0;
 }
+
+/* Read the configuration (once per process); 1 when any call is traced. */
+int cubind__trace_enabled(void);
 
 #define CUBIND__TRACE_LINE_MAX 2048
 

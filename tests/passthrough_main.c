@@ -23,12 +23,16 @@
 void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status)
 {
     const cubind_error *error = cubind_last_error();
+    char expected[CUBIND_ERROR_MESSAGE_MAX];
     assert_int_equal(error->kind, CUBIND_ERROR_STATUS);
     assert_int_equal(error->library, library);
     assert_int_equal(error->status, status);
     assert_string_equal(error->function, function);
     assert_string_equal(error->status_name, cubind_status_name(library, status));
-    assert_non_null(strstr(error->message, error->status_name));
+    /* the whole message, put together from the generated names without printf */
+    snprintf(expected, sizeof expected, "%s returned %s (%d)", function,
+             error->status_name[0] != '\0' ? error->status_name : "an unknown status", status);
+    assert_string_equal(error->message, expected);
 }
 
 void cubind_test_assert_no_error(void)

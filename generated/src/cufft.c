@@ -8,6 +8,7 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/cufft.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -16,186 +17,302 @@
 #define SYMBOL_COUNT 56
 
 static cubind__slot slots[SYMBOL_COUNT];
+static cubind__slot traced_slots[SYMBOL_COUNT];
 
-static const char *const symbols[SYMBOL_COUNT] = {
+/* Every name of the library, one member each: the table below holds their offsets, so it
+ * is read-only and needs no relocation when libcubind is loaded. */
+static const struct names {
+    char symbol_cufftPlan1d[12];
+    char wrapper_cubind_cufft_plan1d[20];
+    char symbol_cufftPlan2d[12];
+    char wrapper_cubind_cufft_plan2d[20];
+    char symbol_cufftPlan3d[12];
+    char wrapper_cubind_cufft_plan3d[20];
+    char symbol_cufftPlanMany[14];
+    char wrapper_cubind_cufft_plan_many[23];
+    char symbol_cufftMakePlan1d[16];
+    char wrapper_cubind_cufft_make_plan1d[25];
+    char symbol_cufftMakePlan2d[16];
+    char wrapper_cubind_cufft_make_plan2d[25];
+    char symbol_cufftMakePlan3d[16];
+    char wrapper_cubind_cufft_make_plan3d[25];
+    char symbol_cufftMakePlanMany[18];
+    char wrapper_cubind_cufft_make_plan_many[28];
+    char symbol_cufftMakePlanMany64[20];
+    char wrapper_cubind_cufft_make_plan_many64[30];
+    char symbol_cufftGetSizeMany64[19];
+    char wrapper_cubind_cufft_get_size_many64[29];
+    char symbol_cufftEstimate1d[16];
+    char wrapper_cubind_cufft_estimate1d[24];
+    char symbol_cufftEstimate2d[16];
+    char wrapper_cubind_cufft_estimate2d[24];
+    char symbol_cufftEstimate3d[16];
+    char wrapper_cubind_cufft_estimate3d[24];
+    char symbol_cufftEstimateMany[18];
+    char wrapper_cubind_cufft_estimate_many[27];
+    char symbol_cufftCreate[12];
+    char wrapper_cubind_cufft_create[20];
+    char symbol_cufftGetSize1d[15];
+    char wrapper_cubind_cufft_get_size1d[24];
+    char symbol_cufftGetSize2d[15];
+    char wrapper_cubind_cufft_get_size2d[24];
+    char symbol_cufftGetSize3d[15];
+    char wrapper_cubind_cufft_get_size3d[24];
+    char symbol_cufftGetSizeMany[17];
+    char wrapper_cubind_cufft_get_size_many[27];
+    char symbol_cufftGetSize[13];
+    char wrapper_cubind_cufft_get_size[22];
+    char symbol_cufftSetWorkArea[17];
+    char wrapper_cubind_cufft_set_work_area[27];
+    char symbol_cufftSetAutoAllocation[23];
+    char wrapper_cubind_cufft_set_auto_allocation[33];
+    char symbol_cufftExecC2C[13];
+    char wrapper_cubind_cufft_exec_c2c[22];
+    char symbol_cufftExecR2C[13];
+    char wrapper_cubind_cufft_exec_r2c[22];
+    char symbol_cufftExecC2R[13];
+    char wrapper_cubind_cufft_exec_c2r[22];
+    char symbol_cufftExecZ2Z[13];
+    char wrapper_cubind_cufft_exec_z2z[22];
+    char symbol_cufftExecD2Z[13];
+    char wrapper_cubind_cufft_exec_d2z[22];
+    char symbol_cufftExecZ2D[13];
+    char wrapper_cubind_cufft_exec_z2d[22];
+    char symbol_cufftSetStream[15];
+    char wrapper_cubind_cufft_set_stream[24];
+    char symbol_cufftDestroy[13];
+    char wrapper_cubind_cufft_destroy[21];
+    char symbol_cufftGetVersion[16];
+    char wrapper_cubind_cufft_get_version[25];
+    char symbol_cufftGetProperty[17];
+    char wrapper_cubind_cufft_get_property[26];
+    char symbol_cufftSetPlanPropertyInt64[26];
+    char wrapper_cubind_cufft_set_plan_property_int64[37];
+    char symbol_cufftGetPlanPropertyInt64[26];
+    char wrapper_cubind_cufft_get_plan_property_int64[37];
+    char symbol_cufftResetPlanProperty[23];
+    char wrapper_cubind_cufft_reset_plan_property[33];
+    char symbol_cufftXtSetGPUs[15];
+    char wrapper_cubind_cufft_xt_set_gpus[25];
+    char symbol_cufftXtMalloc[14];
+    char wrapper_cubind_cufft_xt_malloc[23];
+    char symbol_cufftXtMemcpy[14];
+    char wrapper_cubind_cufft_xt_memcpy[23];
+    char symbol_cufftXtFree[12];
+    char wrapper_cubind_cufft_xt_free[21];
+    char symbol_cufftXtSetWorkArea[19];
+    char wrapper_cubind_cufft_xt_set_work_area[30];
+    char symbol_cufftXtExecDescriptorC2C[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_c2c[36];
+    char symbol_cufftXtExecDescriptorR2C[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_r2c[36];
+    char symbol_cufftXtExecDescriptorC2R[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_c2r[36];
+    char symbol_cufftXtExecDescriptorZ2Z[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_z2z[36];
+    char symbol_cufftXtExecDescriptorD2Z[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_d2z[36];
+    char symbol_cufftXtExecDescriptorZ2D[25];
+    char wrapper_cubind_cufft_xt_exec_descriptor_z2d[36];
+    char symbol_cufftXtQueryPlan[17];
+    char wrapper_cubind_cufft_xt_query_plan[27];
+    char symbol_cufftXtSetCallback[19];
+    char wrapper_cubind_cufft_xt_set_callback[29];
+    char symbol_cufftXtClearCallback[21];
+    char wrapper_cubind_cufft_xt_clear_callback[31];
+    char symbol_cufftXtSetCallbackSharedSize[29];
+    char wrapper_cubind_cufft_xt_set_callback_shared_size[41];
+    char symbol_cufftXtSetJITCallback[22];
+    char wrapper_cubind_cufft_xt_set_jit_callback[33];
+    char symbol_cufftXtMakePlanMany[20];
+    char wrapper_cubind_cufft_xt_make_plan_many[31];
+    char symbol_cufftXtGetSizeMany[19];
+    char wrapper_cubind_cufft_xt_get_size_many[30];
+    char symbol_cufftXtExec[12];
+    char wrapper_cubind_cufft_xt_exec[21];
+    char symbol_cufftXtExecDescriptor[22];
+    char wrapper_cubind_cufft_xt_exec_descriptor[32];
+    char symbol_cufftXtSetWorkAreaPolicy[25];
+    char wrapper_cubind_cufft_xt_set_work_area_policy[37];
+} names = {
     "cufftPlan1d",
-    "cufftPlan2d",
-    "cufftPlan3d",
-    "cufftPlanMany",
-    "cufftMakePlan1d",
-    "cufftMakePlan2d",
-    "cufftMakePlan3d",
-    "cufftMakePlanMany",
-    "cufftMakePlanMany64",
-    "cufftGetSizeMany64",
-    "cufftEstimate1d",
-    "cufftEstimate2d",
-    "cufftEstimate3d",
-    "cufftEstimateMany",
-    "cufftCreate",
-    "cufftGetSize1d",
-    "cufftGetSize2d",
-    "cufftGetSize3d",
-    "cufftGetSizeMany",
-    "cufftGetSize",
-    "cufftSetWorkArea",
-    "cufftSetAutoAllocation",
-    "cufftExecC2C",
-    "cufftExecR2C",
-    "cufftExecC2R",
-    "cufftExecZ2Z",
-    "cufftExecD2Z",
-    "cufftExecZ2D",
-    "cufftSetStream",
-    "cufftDestroy",
-    "cufftGetVersion",
-    "cufftGetProperty",
-    "cufftSetPlanPropertyInt64",
-    "cufftGetPlanPropertyInt64",
-    "cufftResetPlanProperty",
-    "cufftXtSetGPUs",
-    "cufftXtMalloc",
-    "cufftXtMemcpy",
-    "cufftXtFree",
-    "cufftXtSetWorkArea",
-    "cufftXtExecDescriptorC2C",
-    "cufftXtExecDescriptorR2C",
-    "cufftXtExecDescriptorC2R",
-    "cufftXtExecDescriptorZ2Z",
-    "cufftXtExecDescriptorD2Z",
-    "cufftXtExecDescriptorZ2D",
-    "cufftXtQueryPlan",
-    "cufftXtSetCallback",
-    "cufftXtClearCallback",
-    "cufftXtSetCallbackSharedSize",
-    "cufftXtSetJITCallback",
-    "cufftXtMakePlanMany",
-    "cufftXtGetSizeMany",
-    "cufftXtExec",
-    "cufftXtExecDescriptor",
-    "cufftXtSetWorkAreaPolicy",
-};
-
-static const char *const names[SYMBOL_COUNT] = {
-    "cufftPlan1d",
-    "cufftPlan2d",
-    "cufftPlan3d",
-    "cufftPlanMany",
-    "cufftMakePlan1d",
-    "cufftMakePlan2d",
-    "cufftMakePlan3d",
-    "cufftMakePlanMany",
-    "cufftMakePlanMany64",
-    "cufftGetSizeMany64",
-    "cufftEstimate1d",
-    "cufftEstimate2d",
-    "cufftEstimate3d",
-    "cufftEstimateMany",
-    "cufftCreate",
-    "cufftGetSize1d",
-    "cufftGetSize2d",
-    "cufftGetSize3d",
-    "cufftGetSizeMany",
-    "cufftGetSize",
-    "cufftSetWorkArea",
-    "cufftSetAutoAllocation",
-    "cufftExecC2C",
-    "cufftExecR2C",
-    "cufftExecC2R",
-    "cufftExecZ2Z",
-    "cufftExecD2Z",
-    "cufftExecZ2D",
-    "cufftSetStream",
-    "cufftDestroy",
-    "cufftGetVersion",
-    "cufftGetProperty",
-    "cufftSetPlanPropertyInt64",
-    "cufftGetPlanPropertyInt64",
-    "cufftResetPlanProperty",
-    "cufftXtSetGPUs",
-    "cufftXtMalloc",
-    "cufftXtMemcpy",
-    "cufftXtFree",
-    "cufftXtSetWorkArea",
-    "cufftXtExecDescriptorC2C",
-    "cufftXtExecDescriptorR2C",
-    "cufftXtExecDescriptorC2R",
-    "cufftXtExecDescriptorZ2Z",
-    "cufftXtExecDescriptorD2Z",
-    "cufftXtExecDescriptorZ2D",
-    "cufftXtQueryPlan",
-    "cufftXtSetCallback",
-    "cufftXtClearCallback",
-    "cufftXtSetCallbackSharedSize",
-    "cufftXtSetJITCallback",
-    "cufftXtMakePlanMany",
-    "cufftXtGetSizeMany",
-    "cufftXtExec",
-    "cufftXtExecDescriptor",
-    "cufftXtSetWorkAreaPolicy",
-};
-
-static const char *const cubind_names[SYMBOL_COUNT] = {
     "cubind_cufft_plan1d",
+    "cufftPlan2d",
     "cubind_cufft_plan2d",
+    "cufftPlan3d",
     "cubind_cufft_plan3d",
+    "cufftPlanMany",
     "cubind_cufft_plan_many",
+    "cufftMakePlan1d",
     "cubind_cufft_make_plan1d",
+    "cufftMakePlan2d",
     "cubind_cufft_make_plan2d",
+    "cufftMakePlan3d",
     "cubind_cufft_make_plan3d",
+    "cufftMakePlanMany",
     "cubind_cufft_make_plan_many",
+    "cufftMakePlanMany64",
     "cubind_cufft_make_plan_many64",
+    "cufftGetSizeMany64",
     "cubind_cufft_get_size_many64",
+    "cufftEstimate1d",
     "cubind_cufft_estimate1d",
+    "cufftEstimate2d",
     "cubind_cufft_estimate2d",
+    "cufftEstimate3d",
     "cubind_cufft_estimate3d",
+    "cufftEstimateMany",
     "cubind_cufft_estimate_many",
+    "cufftCreate",
     "cubind_cufft_create",
+    "cufftGetSize1d",
     "cubind_cufft_get_size1d",
+    "cufftGetSize2d",
     "cubind_cufft_get_size2d",
+    "cufftGetSize3d",
     "cubind_cufft_get_size3d",
+    "cufftGetSizeMany",
     "cubind_cufft_get_size_many",
+    "cufftGetSize",
     "cubind_cufft_get_size",
+    "cufftSetWorkArea",
     "cubind_cufft_set_work_area",
+    "cufftSetAutoAllocation",
     "cubind_cufft_set_auto_allocation",
+    "cufftExecC2C",
     "cubind_cufft_exec_c2c",
+    "cufftExecR2C",
     "cubind_cufft_exec_r2c",
+    "cufftExecC2R",
     "cubind_cufft_exec_c2r",
+    "cufftExecZ2Z",
     "cubind_cufft_exec_z2z",
+    "cufftExecD2Z",
     "cubind_cufft_exec_d2z",
+    "cufftExecZ2D",
     "cubind_cufft_exec_z2d",
+    "cufftSetStream",
     "cubind_cufft_set_stream",
+    "cufftDestroy",
     "cubind_cufft_destroy",
+    "cufftGetVersion",
     "cubind_cufft_get_version",
+    "cufftGetProperty",
     "cubind_cufft_get_property",
+    "cufftSetPlanPropertyInt64",
     "cubind_cufft_set_plan_property_int64",
+    "cufftGetPlanPropertyInt64",
     "cubind_cufft_get_plan_property_int64",
+    "cufftResetPlanProperty",
     "cubind_cufft_reset_plan_property",
+    "cufftXtSetGPUs",
     "cubind_cufft_xt_set_gpus",
+    "cufftXtMalloc",
     "cubind_cufft_xt_malloc",
+    "cufftXtMemcpy",
     "cubind_cufft_xt_memcpy",
+    "cufftXtFree",
     "cubind_cufft_xt_free",
+    "cufftXtSetWorkArea",
     "cubind_cufft_xt_set_work_area",
+    "cufftXtExecDescriptorC2C",
     "cubind_cufft_xt_exec_descriptor_c2c",
+    "cufftXtExecDescriptorR2C",
     "cubind_cufft_xt_exec_descriptor_r2c",
+    "cufftXtExecDescriptorC2R",
     "cubind_cufft_xt_exec_descriptor_c2r",
+    "cufftXtExecDescriptorZ2Z",
     "cubind_cufft_xt_exec_descriptor_z2z",
+    "cufftXtExecDescriptorD2Z",
     "cubind_cufft_xt_exec_descriptor_d2z",
+    "cufftXtExecDescriptorZ2D",
     "cubind_cufft_xt_exec_descriptor_z2d",
+    "cufftXtQueryPlan",
     "cubind_cufft_xt_query_plan",
+    "cufftXtSetCallback",
     "cubind_cufft_xt_set_callback",
+    "cufftXtClearCallback",
     "cubind_cufft_xt_clear_callback",
+    "cufftXtSetCallbackSharedSize",
     "cubind_cufft_xt_set_callback_shared_size",
+    "cufftXtSetJITCallback",
     "cubind_cufft_xt_set_jit_callback",
+    "cufftXtMakePlanMany",
     "cubind_cufft_xt_make_plan_many",
+    "cufftXtGetSizeMany",
     "cubind_cufft_xt_get_size_many",
+    "cufftXtExec",
     "cubind_cufft_xt_exec",
+    "cufftXtExecDescriptor",
     "cubind_cufft_xt_exec_descriptor",
+    "cufftXtSetWorkAreaPolicy",
     "cubind_cufft_xt_set_work_area_policy",
 };
 
+#define AT(member) offsetof(struct names, member)
+
+/* Exported symbol, C API name, cubind name. */
+static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
+    {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
+    {AT(symbol_cufftPlan2d), AT(symbol_cufftPlan2d), AT(wrapper_cubind_cufft_plan2d)},
+    {AT(symbol_cufftPlan3d), AT(symbol_cufftPlan3d), AT(wrapper_cubind_cufft_plan3d)},
+    {AT(symbol_cufftPlanMany), AT(symbol_cufftPlanMany), AT(wrapper_cubind_cufft_plan_many)},
+    {AT(symbol_cufftMakePlan1d), AT(symbol_cufftMakePlan1d), AT(wrapper_cubind_cufft_make_plan1d)},
+    {AT(symbol_cufftMakePlan2d), AT(symbol_cufftMakePlan2d), AT(wrapper_cubind_cufft_make_plan2d)},
+    {AT(symbol_cufftMakePlan3d), AT(symbol_cufftMakePlan3d), AT(wrapper_cubind_cufft_make_plan3d)},
+    {AT(symbol_cufftMakePlanMany), AT(symbol_cufftMakePlanMany), AT(wrapper_cubind_cufft_make_plan_many)},
+    {AT(symbol_cufftMakePlanMany64), AT(symbol_cufftMakePlanMany64), AT(wrapper_cubind_cufft_make_plan_many64)},
+    {AT(symbol_cufftGetSizeMany64), AT(symbol_cufftGetSizeMany64), AT(wrapper_cubind_cufft_get_size_many64)},
+    {AT(symbol_cufftEstimate1d), AT(symbol_cufftEstimate1d), AT(wrapper_cubind_cufft_estimate1d)},
+    {AT(symbol_cufftEstimate2d), AT(symbol_cufftEstimate2d), AT(wrapper_cubind_cufft_estimate2d)},
+    {AT(symbol_cufftEstimate3d), AT(symbol_cufftEstimate3d), AT(wrapper_cubind_cufft_estimate3d)},
+    {AT(symbol_cufftEstimateMany), AT(symbol_cufftEstimateMany), AT(wrapper_cubind_cufft_estimate_many)},
+    {AT(symbol_cufftCreate), AT(symbol_cufftCreate), AT(wrapper_cubind_cufft_create)},
+    {AT(symbol_cufftGetSize1d), AT(symbol_cufftGetSize1d), AT(wrapper_cubind_cufft_get_size1d)},
+    {AT(symbol_cufftGetSize2d), AT(symbol_cufftGetSize2d), AT(wrapper_cubind_cufft_get_size2d)},
+    {AT(symbol_cufftGetSize3d), AT(symbol_cufftGetSize3d), AT(wrapper_cubind_cufft_get_size3d)},
+    {AT(symbol_cufftGetSizeMany), AT(symbol_cufftGetSizeMany), AT(wrapper_cubind_cufft_get_size_many)},
+    {AT(symbol_cufftGetSize), AT(symbol_cufftGetSize), AT(wrapper_cubind_cufft_get_size)},
+    {AT(symbol_cufftSetWorkArea), AT(symbol_cufftSetWorkArea), AT(wrapper_cubind_cufft_set_work_area)},
+    {AT(symbol_cufftSetAutoAllocation), AT(symbol_cufftSetAutoAllocation), AT(wrapper_cubind_cufft_set_auto_allocation)},
+    {AT(symbol_cufftExecC2C), AT(symbol_cufftExecC2C), AT(wrapper_cubind_cufft_exec_c2c)},
+    {AT(symbol_cufftExecR2C), AT(symbol_cufftExecR2C), AT(wrapper_cubind_cufft_exec_r2c)},
+    {AT(symbol_cufftExecC2R), AT(symbol_cufftExecC2R), AT(wrapper_cubind_cufft_exec_c2r)},
+    {AT(symbol_cufftExecZ2Z), AT(symbol_cufftExecZ2Z), AT(wrapper_cubind_cufft_exec_z2z)},
+    {AT(symbol_cufftExecD2Z), AT(symbol_cufftExecD2Z), AT(wrapper_cubind_cufft_exec_d2z)},
+    {AT(symbol_cufftExecZ2D), AT(symbol_cufftExecZ2D), AT(wrapper_cubind_cufft_exec_z2d)},
+    {AT(symbol_cufftSetStream), AT(symbol_cufftSetStream), AT(wrapper_cubind_cufft_set_stream)},
+    {AT(symbol_cufftDestroy), AT(symbol_cufftDestroy), AT(wrapper_cubind_cufft_destroy)},
+    {AT(symbol_cufftGetVersion), AT(symbol_cufftGetVersion), AT(wrapper_cubind_cufft_get_version)},
+    {AT(symbol_cufftGetProperty), AT(symbol_cufftGetProperty), AT(wrapper_cubind_cufft_get_property)},
+    {AT(symbol_cufftSetPlanPropertyInt64), AT(symbol_cufftSetPlanPropertyInt64), AT(wrapper_cubind_cufft_set_plan_property_int64)},
+    {AT(symbol_cufftGetPlanPropertyInt64), AT(symbol_cufftGetPlanPropertyInt64), AT(wrapper_cubind_cufft_get_plan_property_int64)},
+    {AT(symbol_cufftResetPlanProperty), AT(symbol_cufftResetPlanProperty), AT(wrapper_cubind_cufft_reset_plan_property)},
+    {AT(symbol_cufftXtSetGPUs), AT(symbol_cufftXtSetGPUs), AT(wrapper_cubind_cufft_xt_set_gpus)},
+    {AT(symbol_cufftXtMalloc), AT(symbol_cufftXtMalloc), AT(wrapper_cubind_cufft_xt_malloc)},
+    {AT(symbol_cufftXtMemcpy), AT(symbol_cufftXtMemcpy), AT(wrapper_cubind_cufft_xt_memcpy)},
+    {AT(symbol_cufftXtFree), AT(symbol_cufftXtFree), AT(wrapper_cubind_cufft_xt_free)},
+    {AT(symbol_cufftXtSetWorkArea), AT(symbol_cufftXtSetWorkArea), AT(wrapper_cubind_cufft_xt_set_work_area)},
+    {AT(symbol_cufftXtExecDescriptorC2C), AT(symbol_cufftXtExecDescriptorC2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2c)},
+    {AT(symbol_cufftXtExecDescriptorR2C), AT(symbol_cufftXtExecDescriptorR2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_r2c)},
+    {AT(symbol_cufftXtExecDescriptorC2R), AT(symbol_cufftXtExecDescriptorC2R), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2r)},
+    {AT(symbol_cufftXtExecDescriptorZ2Z), AT(symbol_cufftXtExecDescriptorZ2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2z)},
+    {AT(symbol_cufftXtExecDescriptorD2Z), AT(symbol_cufftXtExecDescriptorD2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_d2z)},
+    {AT(symbol_cufftXtExecDescriptorZ2D), AT(symbol_cufftXtExecDescriptorZ2D), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2d)},
+    {AT(symbol_cufftXtQueryPlan), AT(symbol_cufftXtQueryPlan), AT(wrapper_cubind_cufft_xt_query_plan)},
+    {AT(symbol_cufftXtSetCallback), AT(symbol_cufftXtSetCallback), AT(wrapper_cubind_cufft_xt_set_callback)},
+    {AT(symbol_cufftXtClearCallback), AT(symbol_cufftXtClearCallback), AT(wrapper_cubind_cufft_xt_clear_callback)},
+    {AT(symbol_cufftXtSetCallbackSharedSize), AT(symbol_cufftXtSetCallbackSharedSize), AT(wrapper_cubind_cufft_xt_set_callback_shared_size)},
+    {AT(symbol_cufftXtSetJITCallback), AT(symbol_cufftXtSetJITCallback), AT(wrapper_cubind_cufft_xt_set_jit_callback)},
+    {AT(symbol_cufftXtMakePlanMany), AT(symbol_cufftXtMakePlanMany), AT(wrapper_cubind_cufft_xt_make_plan_many)},
+    {AT(symbol_cufftXtGetSizeMany), AT(symbol_cufftXtGetSizeMany), AT(wrapper_cubind_cufft_xt_get_size_many)},
+    {AT(symbol_cufftXtExec), AT(symbol_cufftXtExec), AT(wrapper_cubind_cufft_xt_exec)},
+    {AT(symbol_cufftXtExecDescriptor), AT(symbol_cufftXtExecDescriptor), AT(wrapper_cubind_cufft_xt_exec_descriptor)},
+    {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
+};
+
 const cubind__symbol_table cubind__cufft_symbols = {
-    CUBIND_LIB_CUFFT, SYMBOL_COUNT, symbols, names, cubind_names, slots,
+    CUBIND_LIB_CUFFT, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
 };
 
 /* Tracing: the name of a cufftType_t value, NULL when it is none of the constants. */
@@ -343,17 +460,17 @@ static const char *trace_enum_8(long long value)
 
 typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
 
-/* The call itself, shared by cubind_cufft_plan1d and its traced path. */
-static inline cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan1d. */
+static cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[0], 0, &cubind_unavailable);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols, 0, &cubind_unavailable);
     cufftResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -365,7 +482,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan1d(plan, nx, type, batch);
     cubind_result = call_cufftPlan1d(plan, nx, type, batch);
-    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 0), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -376,26 +493,40 @@ static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cuf
     return cubind_result;
 }
 
-cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftPlan1d(plan, nx, type, batch);
     return call_cufftPlan1d(plan, nx, type, batch);
 }
 
-typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
-
-/* The call itself, shared by cubind_cufft_plan2d and its traced path. */
-static inline cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[1], 1, &cubind_unavailable);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__cached(&slots[0]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftPlan1d(plan, nx, type, batch);
+    cubind_status = cubind_fn(plan, nx, type, batch);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan2d. */
+static cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols, 1, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -407,7 +538,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan2d(plan, nx, ny, type);
     cubind_result = call_cufftPlan2d(plan, nx, ny, type);
-    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 1), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -418,26 +549,40 @@ static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int
     return cubind_result;
 }
 
-cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftPlan2d(plan, nx, ny, type);
     return call_cufftPlan2d(plan, nx, ny, type);
 }
 
-typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
-
-/* The call itself, shared by cubind_cufft_plan3d and its traced path. */
-static inline cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[2], 2, &cubind_unavailable);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__cached(&slots[1]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftPlan2d(plan, nx, ny, type);
+    cubind_status = cubind_fn(plan, nx, ny, type);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan3d. */
+static cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols, 2, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -449,7 +594,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan3d(plan, nx, ny, nz, type);
     cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
-    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 2), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -461,26 +606,40 @@ static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int
     return cubind_result;
 }
 
-cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftPlan3d(plan, nx, ny, nz, type);
     return call_cufftPlan3d(plan, nx, ny, nz, type);
 }
 
-typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
-
-/* The call itself, shared by cubind_cufft_plan_many and its traced path. */
-static inline cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[3], 3, &cubind_unavailable);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__cached(&slots[2]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftPlan3d(plan, nx, ny, nz, type);
+    cubind_status = cubind_fn(plan, nx, ny, nz, type);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan_many. */
+static cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 3, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -492,7 +651,7 @@ static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 3), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -510,26 +669,40 @@ static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
 
-typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_make_plan1d and its traced path. */
-static inline cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[4], 4, &cubind_unavailable);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__cached(&slots[3]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan1d. */
+static cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols, 4, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -541,7 +714,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
     cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 4), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -553,26 +726,40 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftMakePlan1d(plan, nx, type, batch, workSize);
     return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_make_plan2d and its traced path. */
-static inline cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[5], 5, &cubind_unavailable);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__cached(&slots[4]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    cubind_status = cubind_fn(plan, nx, type, batch, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan2d. */
+static cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols, 5, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -584,7 +771,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
     cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 5), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -596,26 +783,40 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftMakePlan2d(plan, nx, ny, type, workSize);
     return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_make_plan3d and its traced path. */
-static inline cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[6], 6, &cubind_unavailable);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__cached(&slots[5]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    cubind_status = cubind_fn(plan, nx, ny, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan3d. */
+static cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols, 6, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -627,7 +828,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 6), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -640,26 +841,40 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_make_plan_many and its traced path. */
-static inline cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[7], 7, &cubind_unavailable);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__cached(&slots[6]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many. */
+static cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 7, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -671,7 +886,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int ra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 7), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -690,26 +905,40 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int ra
     return cubind_result;
 }
 
-cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_make_plan_many64 and its traced path. */
-static inline cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[8], 8, &cubind_unavailable);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__cached(&slots[7]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many64. */
+static cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols, 8, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -721,7 +950,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 8), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -740,26 +969,40 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_get_size_many64 and its traced path. */
-static inline cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[9], 9, &cubind_unavailable);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__cached(&slots[8]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many64. */
+static cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols, 9, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -771,7 +1014,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 9), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -790,26 +1033,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int r
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_estimate1d and its traced path. */
-static inline cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[10], 10, &cubind_unavailable);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__cached(&slots[9]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate1d. */
+static cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols, 10, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, type, batch, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -821,7 +1078,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate1d(nx, type, batch, workSize);
     cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 10), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_signed(&cubind_call, "batch", (long long)batch);
@@ -832,26 +1089,40 @@ static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, in
     return cubind_result;
 }
 
-cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftEstimate1d(nx, type, batch, workSize);
     return call_cufftEstimate1d(nx, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_estimate2d and its traced path. */
-static inline cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[11], 11, &cubind_unavailable);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__cached(&slots[10]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftEstimate1d(nx, type, batch, workSize);
+    cubind_status = cubind_fn(nx, type, batch, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate2d. */
+static cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols, 11, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -863,7 +1134,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate2d(nx, ny, type, workSize);
     cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 11), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -874,26 +1145,40 @@ static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftEstimate2d(nx, ny, type, workSize);
     return call_cufftEstimate2d(nx, ny, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_estimate3d and its traced path. */
-static inline cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[12], 12, &cubind_unavailable);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__cached(&slots[11]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftEstimate2d(nx, ny, type, workSize);
+    cubind_status = cubind_fn(nx, ny, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate3d. */
+static cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols, 12, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, nz, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -905,7 +1190,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate3d(nx, ny, nz, type, workSize);
     cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 12), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_signed(&cubind_call, "nz", (long long)nz);
@@ -917,26 +1202,40 @@ static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cu
     return cubind_result;
 }
 
-cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftEstimate3d(nx, ny, nz, type, workSize);
     return call_cufftEstimate3d(nx, ny, nz, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_estimate_many and its traced path. */
-static inline cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[13], 13, &cubind_unavailable);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__cached(&slots[12]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftEstimate3d(nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(nx, ny, nz, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate_many. */
+static cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols, 13, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -948,7 +1247,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 13), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
         cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
@@ -966,26 +1265,40 @@ static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *i
     return cubind_result;
 }
 
-cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
-
-/* The call itself, shared by cubind_cufft_create and its traced path. */
-static inline cufftResult call_cufftCreate(cufftHandle *handle)
+cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__symbol(&cubind__cufft_symbols, &slots[14], 14, &cubind_unavailable);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__cached(&slots[13]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_create. */
+static cufftResult call_cufftCreate(cufftHandle *handle)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols, 14, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -997,7 +1310,7 @@ static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftCreate(handle);
     cubind_result = call_cufftCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 14), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1005,26 +1318,40 @@ static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
     return cubind_result;
 }
 
-cufftResult cubind_cufft_create(cufftHandle *handle)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftCreate(handle);
     return call_cufftCreate(handle);
 }
 
-typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_get_size1d and its traced path. */
-static inline cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[15], 15, &cubind_unavailable);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__cached(&slots[14]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftCreate(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size1d. */
+static cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols, 15, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, type, batch, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1036,7 +1363,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize1d(handle, nx, type, batch, workSize);
     cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 15), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -1048,26 +1375,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSize1d(handle, nx, type, batch, workSize);
     return call_cufftGetSize1d(handle, nx, type, batch, workSize);
 }
 
-typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_get_size2d and its traced path. */
-static inline cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[16], 16, &cubind_unavailable);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__cached(&slots[15]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSize1d(handle, nx, type, batch, workSize);
+    cubind_status = cubind_fn(handle, nx, type, batch, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size2d. */
+static cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols, 16, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1079,7 +1420,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize2d(handle, nx, ny, type, workSize);
     cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 16), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1091,26 +1432,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSize2d(handle, nx, ny, type, workSize);
     return call_cufftGetSize2d(handle, nx, ny, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_get_size3d and its traced path. */
-static inline cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__symbol(&cubind__cufft_symbols, &slots[17], 17, &cubind_unavailable);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__cached(&slots[16]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSize2d(handle, nx, ny, type, workSize);
+    cubind_status = cubind_fn(handle, nx, ny, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size3d. */
+static cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols, 17, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1122,7 +1477,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 17), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1135,26 +1490,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
-
-/* The call itself, shared by cubind_cufft_get_size_many and its traced path. */
-static inline cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[18], 18, &cubind_unavailable);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__cached(&slots[17]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many. */
+static cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols, 18, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1166,7 +1535,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 18), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1185,26 +1554,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int r
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
 }
 
-typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_get_size and its traced path. */
-static inline cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
+cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[19], 19, &cubind_unavailable);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__cached(&slots[18]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size. */
+static cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols, 19, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1216,7 +1599,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize(handle, workSize);
     cubind_result = call_cufftGetSize(handle, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 19), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1225,26 +1608,40 @@ static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *w
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetSize(handle, workSize);
     return call_cufftGetSize(handle, workSize);
 }
 
-typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
-
-/* The call itself, shared by cubind_cufft_set_work_area and its traced path. */
-static inline cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
+cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[20], 20, &cubind_unavailable);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__cached(&slots[19]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetSize(handle, workSize);
+    cubind_status = cubind_fn(handle, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_work_area. */
+static cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols, 20, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1256,7 +1653,7 @@ static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetWorkArea(plan, workArea);
     cubind_result = call_cufftSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 20), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1265,26 +1662,40 @@ static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *w
     return cubind_result;
 }
 
-cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftSetWorkArea(plan, workArea);
     return call_cufftSetWorkArea(plan, workArea);
 }
 
-typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
-
-/* The call itself, shared by cubind_cufft_set_auto_allocation and its traced path. */
-static inline cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__symbol(&cubind__cufft_symbols, &slots[21], 21, &cubind_unavailable);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__cached(&slots[20]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftSetWorkArea(plan, workArea);
+    cubind_status = cubind_fn(plan, workArea);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_auto_allocation. */
+static cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols, 21, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, autoAllocate);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1296,7 +1707,7 @@ static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetAutoAllocation(plan, autoAllocate);
     cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
-    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 21), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "autoAllocate", (long long)autoAllocate);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1305,26 +1716,40 @@ static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, i
     return cubind_result;
 }
 
-cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftSetAutoAllocation(plan, autoAllocate);
     return call_cufftSetAutoAllocation(plan, autoAllocate);
 }
 
-typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
-
-/* The call itself, shared by cubind_cufft_exec_c2c and its traced path. */
-static inline cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[22], 22, &cubind_unavailable);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__cached(&slots[21]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftSetAutoAllocation(plan, autoAllocate);
+    cubind_status = cubind_fn(plan, autoAllocate);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2c. */
+static cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols, 22, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1336,7 +1761,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2C(plan, idata, odata, direction);
     cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 22), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1347,26 +1772,40 @@ static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComple
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecC2C(plan, idata, odata, direction);
     return call_cufftExecC2C(plan, idata, odata, direction);
 }
 
-typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
-
-/* The call itself, shared by cubind_cufft_exec_r2c and its traced path. */
-static inline cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[23], 23, &cubind_unavailable);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__cached(&slots[22]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftExecC2C(plan, idata, odata, direction);
+    cubind_status = cubind_fn(plan, idata, odata, direction);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_r2c. */
+static cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols, 23, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1378,7 +1817,7 @@ static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecR2C(plan, idata, odata);
     cubind_result = call_cufftExecR2C(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 23), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1388,26 +1827,40 @@ static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecR2C(plan, idata, odata);
     return call_cufftExecR2C(plan, idata, odata);
 }
 
-typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
-
-/* The call itself, shared by cubind_cufft_exec_c2r and its traced path. */
-static inline cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[24], 24, &cubind_unavailable);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__cached(&slots[23]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftExecR2C(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2r. */
+static cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols, 24, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1419,7 +1872,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2R(plan, idata, odata);
     cubind_result = call_cufftExecC2R(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 24), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1429,26 +1882,40 @@ static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComple
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecC2R(plan, idata, odata);
     return call_cufftExecC2R(plan, idata, odata);
 }
 
-typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
-
-/* The call itself, shared by cubind_cufft_exec_z2z and its traced path. */
-static inline cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[25], 25, &cubind_unavailable);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__cached(&slots[24]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftExecC2R(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2z. */
+static cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols, 25, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1460,7 +1927,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2Z(plan, idata, odata, direction);
     cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 25), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1471,26 +1938,40 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecZ2Z(plan, idata, odata, direction);
     return call_cufftExecZ2Z(plan, idata, odata, direction);
 }
 
-typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
-
-/* The call itself, shared by cubind_cufft_exec_d2z and its traced path. */
-static inline cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[26], 26, &cubind_unavailable);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__cached(&slots[25]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftExecZ2Z(plan, idata, odata, direction);
+    cubind_status = cubind_fn(plan, idata, odata, direction);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_d2z. */
+static cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols, 26, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1502,7 +1983,7 @@ static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecD2Z(plan, idata, odata);
     cubind_result = call_cufftExecD2Z(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 26), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1512,26 +1993,40 @@ static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecD2Z(plan, idata, odata);
     return call_cufftExecD2Z(plan, idata, odata);
 }
 
-typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
-
-/* The call itself, shared by cubind_cufft_exec_z2d and its traced path. */
-static inline cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[27], 27, &cubind_unavailable);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__cached(&slots[26]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftExecD2Z(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2d. */
+static cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols, 27, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1543,7 +2038,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2D(plan, idata, odata);
     cubind_result = call_cufftExecZ2D(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 27), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1553,26 +2048,40 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDouble
     return cubind_result;
 }
 
-cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftExecZ2D(plan, idata, odata);
     return call_cufftExecZ2D(plan, idata, odata);
 }
 
-typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
-
-/* The call itself, shared by cubind_cufft_set_stream and its traced path. */
-static inline cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__symbol(&cubind__cufft_symbols, &slots[28], 28, &cubind_unavailable);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__cached(&slots[27]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftExecZ2D(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_stream. */
+static cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols, 28, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, stream);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1584,7 +2093,7 @@ static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetStream(plan, stream);
     cubind_result = call_cufftSetStream(plan, stream);
-    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 28), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1593,26 +2102,40 @@ static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStrea
     return cubind_result;
 }
 
-cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftSetStream(plan, stream);
     return call_cufftSetStream(plan, stream);
 }
 
-typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
-
-/* The call itself, shared by cubind_cufft_destroy and its traced path. */
-static inline cufftResult call_cufftDestroy(cufftHandle plan)
+cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[29], 29, &cubind_unavailable);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__cached(&slots[28]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftSetStream(plan, stream);
+    cubind_status = cubind_fn(plan, stream);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_destroy. */
+static cufftResult call_cufftDestroy(cufftHandle plan)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols, 29, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1624,7 +2147,7 @@ static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftDestroy(plan);
     cubind_result = call_cufftDestroy(plan);
-    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 29), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1632,26 +2155,40 @@ static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
     return cubind_result;
 }
 
-cufftResult cubind_cufft_destroy(cufftHandle plan)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftDestroy(plan);
     return call_cufftDestroy(plan);
 }
 
-typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
-
-/* The call itself, shared by cubind_cufft_get_version and its traced path. */
-static inline cufftResult call_cufftGetVersion(int *version)
+cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__symbol(&cubind__cufft_symbols, &slots[30], 30, &cubind_unavailable);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__cached(&slots[29]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftDestroy(plan);
+    cubind_status = cubind_fn(plan);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_version. */
+static cufftResult call_cufftGetVersion(int *version)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols, 30, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(version);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1663,7 +2200,7 @@ static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetVersion(version);
     cubind_result = call_cufftGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 30), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1671,26 +2208,40 @@ static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_version(int *version)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetVersion(version);
     return call_cufftGetVersion(version);
 }
 
-typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* The call itself, shared by cubind_cufft_get_property and its traced path. */
-static inline cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
+cufftResult cubind_cufft_get_version(int *version)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[31], 31, &cubind_unavailable);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__cached(&slots[30]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetVersion(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_property. */
+static cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols, 31, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1702,7 +2253,7 @@ static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetProperty(type, value);
     cubind_result = call_cufftGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 31), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1711,26 +2262,40 @@ static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetProperty(type, value);
     return call_cufftGetProperty(type, value);
 }
 
-typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
-
-/* The call itself, shared by cubind_cufft_set_plan_property_int64 and its traced path. */
-static inline cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[32], 32, &cubind_unavailable);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__cached(&slots[31]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetProperty(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_plan_property_int64. */
+static cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols, 32, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, inputValueInt);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1742,7 +2307,7 @@ static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 32), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_signed(&cubind_call, "inputValueInt", (long long)inputValueInt);
@@ -1752,26 +2317,40 @@ static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan
     return cubind_result;
 }
 
-cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
 }
 
-typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
-
-/* The call itself, shared by cubind_cufft_get_plan_property_int64 and its traced path. */
-static inline cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__symbol(&cubind__cufft_symbols, &slots[33], 33, &cubind_unavailable);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__cached(&slots[32]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    cubind_status = cubind_fn(plan, property, inputValueInt);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_plan_property_int64. */
+static cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols, 33, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, returnPtrValue);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1783,7 +2362,7 @@ static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 33), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_pointer(&cubind_call, "returnPtrValue", (uintptr_t)returnPtrValue);
@@ -1793,26 +2372,40 @@ static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan
     return cubind_result;
 }
 
-cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
 }
 
-typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
-
-/* The call itself, shared by cubind_cufft_reset_plan_property and its traced path. */
-static inline cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__symbol(&cubind__cufft_symbols, &slots[34], 34, &cubind_unavailable);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__cached(&slots[33]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    cubind_status = cubind_fn(plan, property, returnPtrValue);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_reset_plan_property. */
+static cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols, 34, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1824,7 +2417,7 @@ static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftResetPlanProperty(plan, property);
     cubind_result = call_cufftResetPlanProperty(plan, property);
-    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 34), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1833,26 +2426,40 @@ static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, c
     return cubind_result;
 }
 
-cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftResetPlanProperty(plan, property);
     return call_cufftResetPlanProperty(plan, property);
 }
 
-typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
-
-/* The call itself, shared by cubind_cufft_xt_set_gpus and its traced path. */
-static inline cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__symbol(&cubind__cufft_symbols, &slots[35], 35, &cubind_unavailable);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__cached(&slots[34]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftResetPlanProperty(plan, property);
+    cubind_status = cubind_fn(plan, property);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_gpus. */
+static cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols, 35, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1864,7 +2471,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 35), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nGPUs", (long long)nGPUs);
         cubind__trace_pointer(&cubind_call, "whichGPUs", (uintptr_t)whichGPUs);
@@ -1874,26 +2481,40 @@ static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGP
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
 }
 
-typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
-
-/* The call itself, shared by cubind_cufft_xt_malloc and its traced path. */
-static inline cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__symbol(&cubind__cufft_symbols, &slots[36], 36, &cubind_unavailable);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__cached(&slots[35]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_malloc. */
+static cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols, 36, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, descriptor, format);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1905,7 +2526,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMalloc(plan, descriptor, format);
     cubind_result = call_cufftXtMalloc(plan, descriptor, format);
-    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 36), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "format", trace_enum_3((long long)format), (long long)format);
@@ -1915,26 +2536,40 @@ static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtD
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtMalloc(plan, descriptor, format);
     return call_cufftXtMalloc(plan, descriptor, format);
 }
 
-typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
-
-/* The call itself, shared by cubind_cufft_xt_memcpy and its traced path. */
-static inline cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[37], 37, &cubind_unavailable);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__cached(&slots[36]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtMalloc(plan, descriptor, format);
+    cubind_status = cubind_fn(plan, descriptor, format);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_memcpy. */
+static cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols, 37, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1946,7 +2581,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 37), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "dstPointer", (uintptr_t)dstPointer);
         cubind__trace_pointer(&cubind_call, "srcPointer", (uintptr_t)srcPointer);
@@ -1957,26 +2592,40 @@ static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstP
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
 }
 
-typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
-
-/* The call itself, shared by cubind_cufft_xt_free and its traced path. */
-static inline cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
+cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__symbol(&cubind__cufft_symbols, &slots[38], 38, &cubind_unavailable);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__cached(&slots[37]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_free. */
+static cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols, 38, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1988,7 +2637,7 @@ static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtFree(descriptor);
     cubind_result = call_cufftXtFree(descriptor);
-    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 38), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1996,26 +2645,40 @@ static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtFree(descriptor);
     return call_cufftXtFree(descriptor);
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
-
-/* The call itself, shared by cubind_cufft_xt_set_work_area and its traced path. */
-static inline cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__symbol(&cubind__cufft_symbols, &slots[39], 39, &cubind_unavailable);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__cached(&slots[38]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtFree(descriptor);
+    cubind_status = cubind_fn(descriptor);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area. */
+static cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols, 39, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2027,7 +2690,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkArea(plan, workArea);
     cubind_result = call_cufftXtSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 39), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2036,26 +2699,40 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetWorkArea(plan, workArea);
     return call_cufftXtSetWorkArea(plan, workArea);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_c2c and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[40], 40, &cubind_unavailable);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__cached(&slots[39]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetWorkArea(plan, workArea);
+    cubind_status = cubind_fn(plan, workArea);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2c. */
+static cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols, 40, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2067,7 +2744,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 40), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2078,26 +2755,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorC2C(plan, input, output, direction);
     return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_r2c and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__symbol(&cubind__cufft_symbols, &slots[41], 41, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__cached(&slots[40]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_r2c. */
+static cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols, 41, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2109,7 +2800,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorR2C(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, names[41], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 41), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2119,26 +2810,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorR2C(plan, input, output);
     return call_cufftXtExecDescriptorR2C(plan, input, output);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_c2r and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__symbol(&cubind__cufft_symbols, &slots[42], 42, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__cached(&slots[41]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftXtExecDescriptorR2C(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2r. */
+static cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols, 42, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2150,7 +2855,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2R(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, names[42], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 42), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2160,26 +2865,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorC2R(plan, input, output);
     return call_cufftXtExecDescriptorC2R(plan, input, output);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_z2z and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[43], 43, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__cached(&slots[42]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtExecDescriptorC2R(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2z. */
+static cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols, 43, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2191,7 +2910,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, names[43], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 43), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2202,26 +2921,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_d2z and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__symbol(&cubind__cufft_symbols, &slots[44], 44, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__cached(&slots[43]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_d2z. */
+static cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols, 44, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2233,7 +2966,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorD2Z(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, names[44], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 44), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2243,26 +2976,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorD2Z(plan, input, output);
     return call_cufftXtExecDescriptorD2Z(plan, input, output);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor_z2d and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__symbol(&cubind__cufft_symbols, &slots[45], 45, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__cached(&slots[44]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftXtExecDescriptorD2Z(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2d. */
+static cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols, 45, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, input, output);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2274,7 +3021,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2D(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, names[45], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 45), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2284,26 +3031,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptorZ2D(plan, input, output);
     return call_cufftXtExecDescriptorZ2D(plan, input, output);
 }
 
-typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
-
-/* The call itself, shared by cubind_cufft_xt_query_plan and its traced path. */
-static inline cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__symbol(&cubind__cufft_symbols, &slots[46], 46, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__cached(&slots[45]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtExecDescriptorZ2D(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_query_plan. */
+static cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols, 46, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, queryStruct, queryType);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2315,7 +3076,7 @@ static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *q
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtQueryPlan(plan, queryStruct, queryType);
     cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    if (cubind__trace_wanted(&cubind_call, names[46], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 46), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "queryStruct", (uintptr_t)queryStruct);
         cubind__trace_enum(&cubind_call, "queryType", trace_enum_5((long long)queryType), (long long)queryType);
@@ -2325,26 +3086,40 @@ static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *q
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtQueryPlan(plan, queryStruct, queryType);
     return call_cufftXtQueryPlan(plan, queryStruct, queryType);
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
-
-/* The call itself, shared by cubind_cufft_xt_set_callback and its traced path. */
-static inline cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[47], 47, &cubind_unavailable);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__cached(&slots[46]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtQueryPlan(plan, queryStruct, queryType);
+    cubind_status = cubind_fn(plan, queryStruct, queryType);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback. */
+static cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols, 47, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2356,7 +3131,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    if (cubind__trace_wanted(&cubind_call, names[47], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 47), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "callback_routine", (uintptr_t)callback_routine);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
@@ -2367,26 +3142,40 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
 }
 
-typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
-
-/* The call itself, shared by cubind_cufft_xt_clear_callback and its traced path. */
-static inline cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[48], 48, &cubind_unavailable);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__cached(&slots[47]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_clear_callback. */
+static cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols, 48, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2398,7 +3187,7 @@ static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtClearCallback(plan, cbType);
     cubind_result = call_cufftXtClearCallback(plan, cbType);
-    if (cubind__trace_wanted(&cubind_call, names[48], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 48), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2407,26 +3196,40 @@ static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cuf
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtClearCallback(plan, cbType);
     return call_cufftXtClearCallback(plan, cbType);
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
-
-/* The call itself, shared by cubind_cufft_xt_set_callback_shared_size and its traced path. */
-static inline cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__symbol(&cubind__cufft_symbols, &slots[49], 49, &cubind_unavailable);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__cached(&slots[48]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtClearCallback(plan, cbType);
+    cubind_status = cubind_fn(plan, cbType);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback_shared_size. */
+static cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols, 49, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType, sharedSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2438,7 +3241,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    if (cubind__trace_wanted(&cubind_call, names[49], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 49), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_unsigned(&cubind_call, "sharedSize", (unsigned long long)sharedSize);
@@ -2448,26 +3251,40 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle p
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
 }
 
-typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
-
-/* The call itself, shared by cubind_cufft_xt_set_jit_callback and its traced path. */
-static inline cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__symbol(&cubind__cufft_symbols, &slots[50], 50, &cubind_unavailable);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__cached(&slots[49]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    cubind_status = cubind_fn(plan, cbType, sharedSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_jit_callback. */
+static cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols, 50, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2479,7 +3296,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind__trace_wanted(&cubind_call, names[50], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 50), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "lto_callback_symbol_name", (uintptr_t)lto_callback_symbol_name);
         cubind__trace_pointer(&cubind_call, "lto_callback_fatbin", (uintptr_t)lto_callback_fatbin);
@@ -2492,26 +3309,40 @@ static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, co
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
 }
 
-typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* The call itself, shared by cubind_cufft_xt_make_plan_many and its traced path. */
-static inline cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[51], 51, &cubind_unavailable);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__cached(&slots[50]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_make_plan_many. */
+static cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 51, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2523,7 +3354,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, names[51], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 51), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -2544,26 +3375,40 @@ static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int 
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
 }
 
-typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* The call itself, shared by cubind_cufft_xt_get_size_many and its traced path. */
-static inline cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__symbol(&cubind__cufft_symbols, &slots[52], 52, &cubind_unavailable);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__cached(&slots[51]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_get_size_many. */
+static cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols, 52, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2575,7 +3420,7 @@ static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, names[52], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 52), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -2596,26 +3441,40 @@ static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int r
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
 }
 
-typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
-
-/* The call itself, shared by cubind_cufft_xt_exec and its traced path. */
-static inline cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__symbol(&cubind__cufft_symbols, &slots[53], 53, &cubind_unavailable);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__cached(&slots[52]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec. */
+static cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols, 53, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2627,7 +3486,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExec(plan, input, output, direction);
     cubind_result = call_cufftXtExec(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, names[53], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 53), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2638,26 +3497,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExec(plan, input, output, direction);
     return call_cufftXtExec(plan, input, output, direction);
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* The call itself, shared by cubind_cufft_xt_exec_descriptor and its traced path. */
-static inline cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__symbol(&cubind__cufft_symbols, &slots[54], 54, &cubind_unavailable);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__cached(&slots[53]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (cufftResult)cubind_unavailable;
+        return slow_cufftXtExec(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor. */
+static cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols, 54, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
+        return (cufftResult)cubind_unavailable;
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2669,7 +3542,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptor(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, names[54], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 54), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2680,26 +3553,40 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cu
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtExecDescriptor(plan, input, output, direction);
     return call_cufftXtExecDescriptor(plan, input, output, direction);
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
-
-/* The call itself, shared by cubind_cufft_xt_set_work_area_policy and its traced path. */
-static inline cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__symbol(&cubind__cufft_symbols, &slots[55], 55, &cubind_unavailable);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__cached(&slots[54]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtExecDescriptor(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area_policy. */
+static cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols, 55, &cubind_unavailable);
+    cufftResult cubind_status;
+    if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, policy, workSize);
-    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
+    if (cubind_status != CUFFT_SUCCESS)
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2711,7 +3598,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    if (cubind__trace_wanted(&cubind_call, names[55], cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 55), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "policy", trace_enum_8((long long)policy), (long long)policy);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
@@ -2721,9 +3608,23 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan,
     return cubind_result;
 }
 
-cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+}
+
+cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+{
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__cached(&slots[55]);
+    cufftResult cubind_status;
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    cubind_status = cubind_fn(plan, policy, workSize);
+    if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
 }

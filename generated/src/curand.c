@@ -8,6 +8,7 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/curand.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -16,105 +17,167 @@
 #define SYMBOL_COUNT 29
 
 static cubind__slot slots[SYMBOL_COUNT];
+static cubind__slot traced_slots[SYMBOL_COUNT];
 
-static const char *const symbols[SYMBOL_COUNT] = {
+/* Every name of the library, one member each: the table below holds their offsets, so it
+ * is read-only and needs no relocation when libcubind is loaded. */
+static const struct names {
+    char symbol_curandCreateGenerator[22];
+    char wrapper_cubind_curand_create_generator[31];
+    char symbol_curandCreateGeneratorHost[26];
+    char wrapper_cubind_curand_create_generator_host[36];
+    char symbol_curandDestroyGenerator[23];
+    char wrapper_cubind_curand_destroy_generator[32];
+    char symbol_curandGetVersion[17];
+    char wrapper_cubind_curand_get_version[26];
+    char symbol_curandGetProperty[18];
+    char wrapper_cubind_curand_get_property[27];
+    char symbol_curandSetStream[16];
+    char wrapper_cubind_curand_set_stream[25];
+    char symbol_curandSetPseudoRandomGeneratorSeed[35];
+    char wrapper_cubind_curand_set_pseudo_random_generator_seed[47];
+    char symbol_curandSetGeneratorOffset[25];
+    char wrapper_cubind_curand_set_generator_offset[35];
+    char symbol_curandSetGeneratorOrdering[27];
+    char wrapper_cubind_curand_set_generator_ordering[37];
+    char symbol_curandSetQuasiRandomGeneratorDimensions[40];
+    char wrapper_cubind_curand_set_quasi_random_generator_dimensions[52];
+    char symbol_curandGenerate[15];
+    char wrapper_cubind_curand_generate[23];
+    char symbol_curandGenerateLongLong[23];
+    char wrapper_cubind_curand_generate_long_long[33];
+    char symbol_curandGenerateUniform[22];
+    char wrapper_cubind_curand_generate_uniform[31];
+    char symbol_curandGenerateUniformDouble[28];
+    char wrapper_cubind_curand_generate_uniform_double[38];
+    char symbol_curandGenerateNormal[21];
+    char wrapper_cubind_curand_generate_normal[30];
+    char symbol_curandGenerateNormalDouble[27];
+    char wrapper_cubind_curand_generate_normal_double[37];
+    char symbol_curandGenerateLogNormal[24];
+    char wrapper_cubind_curand_generate_log_normal[34];
+    char symbol_curandGenerateLogNormalDouble[30];
+    char wrapper_cubind_curand_generate_log_normal_double[41];
+    char symbol_curandCreatePoissonDistribution[32];
+    char wrapper_cubind_curand_create_poisson_distribution[42];
+    char symbol_curandDestroyDistribution[26];
+    char wrapper_cubind_curand_destroy_distribution[35];
+    char symbol_curandGeneratePoisson[22];
+    char wrapper_cubind_curand_generate_poisson[31];
+    char symbol_curandGeneratePoissonMethod[28];
+    char wrapper_cubind_curand_generate_poisson_method[38];
+    char symbol_curandGenerateBinomial[23];
+    char wrapper_cubind_curand_generate_binomial[32];
+    char symbol_curandGenerateBinomialMethod[29];
+    char wrapper_cubind_curand_generate_binomial_method[39];
+    char symbol_curandGenerateSeeds[20];
+    char wrapper_cubind_curand_generate_seeds[29];
+    char symbol_curandGetDirectionVectors32[28];
+    char wrapper_cubind_curand_get_direction_vectors32[38];
+    char symbol_curandGetScrambleConstants32[29];
+    char wrapper_cubind_curand_get_scramble_constants32[39];
+    char symbol_curandGetDirectionVectors64[28];
+    char wrapper_cubind_curand_get_direction_vectors64[38];
+    char symbol_curandGetScrambleConstants64[29];
+    char wrapper_cubind_curand_get_scramble_constants64[39];
+} names = {
     "curandCreateGenerator",
-    "curandCreateGeneratorHost",
-    "curandDestroyGenerator",
-    "curandGetVersion",
-    "curandGetProperty",
-    "curandSetStream",
-    "curandSetPseudoRandomGeneratorSeed",
-    "curandSetGeneratorOffset",
-    "curandSetGeneratorOrdering",
-    "curandSetQuasiRandomGeneratorDimensions",
-    "curandGenerate",
-    "curandGenerateLongLong",
-    "curandGenerateUniform",
-    "curandGenerateUniformDouble",
-    "curandGenerateNormal",
-    "curandGenerateNormalDouble",
-    "curandGenerateLogNormal",
-    "curandGenerateLogNormalDouble",
-    "curandCreatePoissonDistribution",
-    "curandDestroyDistribution",
-    "curandGeneratePoisson",
-    "curandGeneratePoissonMethod",
-    "curandGenerateBinomial",
-    "curandGenerateBinomialMethod",
-    "curandGenerateSeeds",
-    "curandGetDirectionVectors32",
-    "curandGetScrambleConstants32",
-    "curandGetDirectionVectors64",
-    "curandGetScrambleConstants64",
-};
-
-static const char *const names[SYMBOL_COUNT] = {
-    "curandCreateGenerator",
-    "curandCreateGeneratorHost",
-    "curandDestroyGenerator",
-    "curandGetVersion",
-    "curandGetProperty",
-    "curandSetStream",
-    "curandSetPseudoRandomGeneratorSeed",
-    "curandSetGeneratorOffset",
-    "curandSetGeneratorOrdering",
-    "curandSetQuasiRandomGeneratorDimensions",
-    "curandGenerate",
-    "curandGenerateLongLong",
-    "curandGenerateUniform",
-    "curandGenerateUniformDouble",
-    "curandGenerateNormal",
-    "curandGenerateNormalDouble",
-    "curandGenerateLogNormal",
-    "curandGenerateLogNormalDouble",
-    "curandCreatePoissonDistribution",
-    "curandDestroyDistribution",
-    "curandGeneratePoisson",
-    "curandGeneratePoissonMethod",
-    "curandGenerateBinomial",
-    "curandGenerateBinomialMethod",
-    "curandGenerateSeeds",
-    "curandGetDirectionVectors32",
-    "curandGetScrambleConstants32",
-    "curandGetDirectionVectors64",
-    "curandGetScrambleConstants64",
-};
-
-static const char *const cubind_names[SYMBOL_COUNT] = {
     "cubind_curand_create_generator",
+    "curandCreateGeneratorHost",
     "cubind_curand_create_generator_host",
+    "curandDestroyGenerator",
     "cubind_curand_destroy_generator",
+    "curandGetVersion",
     "cubind_curand_get_version",
+    "curandGetProperty",
     "cubind_curand_get_property",
+    "curandSetStream",
     "cubind_curand_set_stream",
+    "curandSetPseudoRandomGeneratorSeed",
     "cubind_curand_set_pseudo_random_generator_seed",
+    "curandSetGeneratorOffset",
     "cubind_curand_set_generator_offset",
+    "curandSetGeneratorOrdering",
     "cubind_curand_set_generator_ordering",
+    "curandSetQuasiRandomGeneratorDimensions",
     "cubind_curand_set_quasi_random_generator_dimensions",
+    "curandGenerate",
     "cubind_curand_generate",
+    "curandGenerateLongLong",
     "cubind_curand_generate_long_long",
+    "curandGenerateUniform",
     "cubind_curand_generate_uniform",
+    "curandGenerateUniformDouble",
     "cubind_curand_generate_uniform_double",
+    "curandGenerateNormal",
     "cubind_curand_generate_normal",
+    "curandGenerateNormalDouble",
     "cubind_curand_generate_normal_double",
+    "curandGenerateLogNormal",
     "cubind_curand_generate_log_normal",
+    "curandGenerateLogNormalDouble",
     "cubind_curand_generate_log_normal_double",
+    "curandCreatePoissonDistribution",
     "cubind_curand_create_poisson_distribution",
+    "curandDestroyDistribution",
     "cubind_curand_destroy_distribution",
+    "curandGeneratePoisson",
     "cubind_curand_generate_poisson",
+    "curandGeneratePoissonMethod",
     "cubind_curand_generate_poisson_method",
+    "curandGenerateBinomial",
     "cubind_curand_generate_binomial",
+    "curandGenerateBinomialMethod",
     "cubind_curand_generate_binomial_method",
+    "curandGenerateSeeds",
     "cubind_curand_generate_seeds",
+    "curandGetDirectionVectors32",
     "cubind_curand_get_direction_vectors32",
+    "curandGetScrambleConstants32",
     "cubind_curand_get_scramble_constants32",
+    "curandGetDirectionVectors64",
     "cubind_curand_get_direction_vectors64",
+    "curandGetScrambleConstants64",
     "cubind_curand_get_scramble_constants64",
 };
 
+#define AT(member) offsetof(struct names, member)
+
+/* Exported symbol, C API name, cubind name. */
+static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
+    {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
+    {AT(symbol_curandCreateGeneratorHost), AT(symbol_curandCreateGeneratorHost), AT(wrapper_cubind_curand_create_generator_host)},
+    {AT(symbol_curandDestroyGenerator), AT(symbol_curandDestroyGenerator), AT(wrapper_cubind_curand_destroy_generator)},
+    {AT(symbol_curandGetVersion), AT(symbol_curandGetVersion), AT(wrapper_cubind_curand_get_version)},
+    {AT(symbol_curandGetProperty), AT(symbol_curandGetProperty), AT(wrapper_cubind_curand_get_property)},
+    {AT(symbol_curandSetStream), AT(symbol_curandSetStream), AT(wrapper_cubind_curand_set_stream)},
+    {AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(wrapper_cubind_curand_set_pseudo_random_generator_seed)},
+    {AT(symbol_curandSetGeneratorOffset), AT(symbol_curandSetGeneratorOffset), AT(wrapper_cubind_curand_set_generator_offset)},
+    {AT(symbol_curandSetGeneratorOrdering), AT(symbol_curandSetGeneratorOrdering), AT(wrapper_cubind_curand_set_generator_ordering)},
+    {AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(wrapper_cubind_curand_set_quasi_random_generator_dimensions)},
+    {AT(symbol_curandGenerate), AT(symbol_curandGenerate), AT(wrapper_cubind_curand_generate)},
+    {AT(symbol_curandGenerateLongLong), AT(symbol_curandGenerateLongLong), AT(wrapper_cubind_curand_generate_long_long)},
+    {AT(symbol_curandGenerateUniform), AT(symbol_curandGenerateUniform), AT(wrapper_cubind_curand_generate_uniform)},
+    {AT(symbol_curandGenerateUniformDouble), AT(symbol_curandGenerateUniformDouble), AT(wrapper_cubind_curand_generate_uniform_double)},
+    {AT(symbol_curandGenerateNormal), AT(symbol_curandGenerateNormal), AT(wrapper_cubind_curand_generate_normal)},
+    {AT(symbol_curandGenerateNormalDouble), AT(symbol_curandGenerateNormalDouble), AT(wrapper_cubind_curand_generate_normal_double)},
+    {AT(symbol_curandGenerateLogNormal), AT(symbol_curandGenerateLogNormal), AT(wrapper_cubind_curand_generate_log_normal)},
+    {AT(symbol_curandGenerateLogNormalDouble), AT(symbol_curandGenerateLogNormalDouble), AT(wrapper_cubind_curand_generate_log_normal_double)},
+    {AT(symbol_curandCreatePoissonDistribution), AT(symbol_curandCreatePoissonDistribution), AT(wrapper_cubind_curand_create_poisson_distribution)},
+    {AT(symbol_curandDestroyDistribution), AT(symbol_curandDestroyDistribution), AT(wrapper_cubind_curand_destroy_distribution)},
+    {AT(symbol_curandGeneratePoisson), AT(symbol_curandGeneratePoisson), AT(wrapper_cubind_curand_generate_poisson)},
+    {AT(symbol_curandGeneratePoissonMethod), AT(symbol_curandGeneratePoissonMethod), AT(wrapper_cubind_curand_generate_poisson_method)},
+    {AT(symbol_curandGenerateBinomial), AT(symbol_curandGenerateBinomial), AT(wrapper_cubind_curand_generate_binomial)},
+    {AT(symbol_curandGenerateBinomialMethod), AT(symbol_curandGenerateBinomialMethod), AT(wrapper_cubind_curand_generate_binomial_method)},
+    {AT(symbol_curandGenerateSeeds), AT(symbol_curandGenerateSeeds), AT(wrapper_cubind_curand_generate_seeds)},
+    {AT(symbol_curandGetDirectionVectors32), AT(symbol_curandGetDirectionVectors32), AT(wrapper_cubind_curand_get_direction_vectors32)},
+    {AT(symbol_curandGetScrambleConstants32), AT(symbol_curandGetScrambleConstants32), AT(wrapper_cubind_curand_get_scramble_constants32)},
+    {AT(symbol_curandGetDirectionVectors64), AT(symbol_curandGetDirectionVectors64), AT(wrapper_cubind_curand_get_direction_vectors64)},
+    {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
+};
+
 const cubind__symbol_table cubind__curand_symbols = {
-    CUBIND_LIB_CURAND, SYMBOL_COUNT, symbols, names, cubind_names, slots,
+    CUBIND_LIB_CURAND, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
 };
 
 /* Tracing: the name of a curandRngType value, NULL when it is none of the constants. */
@@ -198,17 +261,17 @@ static const char *trace_enum_4(long long value)
 
 typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
 
-/* The call itself, shared by cubind_curand_create_generator and its traced path. */
-static inline curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator. */
+static curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[0], 0, &cubind_unavailable);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols, 0, &cubind_unavailable);
     curandStatus_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, rng_type);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -220,7 +283,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGenerator(generator, rng_type);
     cubind_result = call_curandCreateGenerator(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 0), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -229,26 +292,40 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandCreateGenerator(generator, rng_type);
     return call_curandCreateGenerator(generator, rng_type);
 }
 
-typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-
-/* The call itself, shared by cubind_curand_create_generator_host and its traced path. */
-static inline curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__symbol(&cubind__curand_symbols, &slots[1], 1, &cubind_unavailable);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__cached(&slots[0]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandCreateGenerator(generator, rng_type);
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator_host. */
+static curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols, 1, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, rng_type);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -260,7 +337,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGeneratorHost(generator, rng_type);
     cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 1), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -269,26 +346,40 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerat
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandCreateGeneratorHost(generator, rng_type);
     return call_curandCreateGeneratorHost(generator, rng_type);
 }
 
-typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
-
-/* The call itself, shared by cubind_curand_destroy_generator and its traced path. */
-static inline curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
+curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__symbol(&cubind__curand_symbols, &slots[2], 2, &cubind_unavailable);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__cached(&slots[1]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandCreateGeneratorHost(generator, rng_type);
+    cubind_status = cubind_fn(generator, rng_type);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_generator. */
+static curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols, 2, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -300,7 +391,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyGenerator(generator);
     cubind_result = call_curandDestroyGenerator(generator);
-    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 2), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -308,26 +399,40 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandDestroyGenerator(generator);
     return call_curandDestroyGenerator(generator);
 }
 
-typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
-
-/* The call itself, shared by cubind_curand_get_version and its traced path. */
-static inline curandStatus_t call_curandGetVersion(int *version)
+curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__symbol(&cubind__curand_symbols, &slots[3], 3, &cubind_unavailable);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__cached(&slots[2]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandDestroyGenerator(generator);
+    cubind_status = cubind_fn(generator);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_version. */
+static curandStatus_t call_curandGetVersion(int *version)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols, 3, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -339,7 +444,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetVersion(version);
     cubind_result = call_curandGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 3), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -347,26 +452,40 @@ static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_version(int *version)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetVersion(version);
     return call_curandGetVersion(version);
 }
 
-typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* The call itself, shared by cubind_curand_get_property and its traced path. */
-static inline curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
+curandStatus_t cubind_curand_get_version(int *version)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__symbol(&cubind__curand_symbols, &slots[4], 4, &cubind_unavailable);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__cached(&slots[3]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetVersion(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_property. */
+static curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols, 4, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -378,7 +497,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetProperty(type, value);
     cubind_result = call_curandGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 4), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -387,26 +506,40 @@ static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType t
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetProperty(type, value);
     return call_curandGetProperty(type, value);
 }
 
-typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
-
-/* The call itself, shared by cubind_curand_set_stream and its traced path. */
-static inline curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__symbol(&cubind__curand_symbols, &slots[5], 5, &cubind_unavailable);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__cached(&slots[4]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetProperty(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_stream. */
+static curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols, 5, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, stream);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -418,7 +551,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t gener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetStream(generator, stream);
     cubind_result = call_curandSetStream(generator, stream);
-    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 5), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -427,26 +560,40 @@ static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t gener
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandSetStream(generator, stream);
     return call_curandSetStream(generator, stream);
 }
 
-typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
-
-/* The call itself, shared by cubind_curand_set_pseudo_random_generator_seed and its traced path. */
-static inline curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__symbol(&cubind__curand_symbols, &slots[6], 6, &cubind_unavailable);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__cached(&slots[5]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandSetStream(generator, stream);
+    cubind_status = cubind_fn(generator, stream);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_pseudo_random_generator_seed. */
+static curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols, 6, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, seed);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -458,7 +605,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(cura
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
     cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 6), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -467,26 +614,40 @@ static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(cura
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandSetPseudoRandomGeneratorSeed(generator, seed);
     return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
-
-/* The call itself, shared by cubind_curand_set_generator_offset and its traced path. */
-static inline curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__symbol(&cubind__curand_symbols, &slots[7], 7, &cubind_unavailable);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__cached(&slots[6]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    cubind_status = cubind_fn(generator, seed);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_offset. */
+static curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols, 7, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, offset);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -498,7 +659,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerato
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOffset(generator, offset);
     cubind_result = call_curandSetGeneratorOffset(generator, offset);
-    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 7), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -507,26 +668,40 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerato
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandSetGeneratorOffset(generator, offset);
     return call_curandSetGeneratorOffset(generator, offset);
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
-
-/* The call itself, shared by cubind_curand_set_generator_ordering and its traced path. */
-static inline curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__symbol(&cubind__curand_symbols, &slots[8], 8, &cubind_unavailable);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__cached(&slots[7]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandSetGeneratorOffset(generator, offset);
+    cubind_status = cubind_fn(generator, offset);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_ordering. */
+static curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols, 8, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, order);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -538,7 +713,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOrdering(generator, order);
     cubind_result = call_curandSetGeneratorOrdering(generator, order);
-    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 8), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "order", trace_enum_2((long long)order), (long long)order);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -547,26 +722,40 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenera
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandSetGeneratorOrdering(generator, order);
     return call_curandSetGeneratorOrdering(generator, order);
 }
 
-typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
-
-/* The call itself, shared by cubind_curand_set_quasi_random_generator_dimensions and its traced path. */
-static inline curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__symbol(&cubind__curand_symbols, &slots[9], 9, &cubind_unavailable);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__cached(&slots[8]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandSetGeneratorOrdering(generator, order);
+    cubind_status = cubind_fn(generator, order);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_quasi_random_generator_dimensions. */
+static curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols, 9, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, num_dimensions);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -578,7 +767,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 9), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "num_dimensions", (unsigned long long)num_dimensions);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -587,26 +776,40 @@ static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
 }
 
-typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
-
-/* The call itself, shared by cubind_curand_generate and its traced path. */
-static inline curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__symbol(&cubind__curand_symbols, &slots[10], 10, &cubind_unavailable);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__cached(&slots[9]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    cubind_status = cubind_fn(generator, num_dimensions);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate. */
+static curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols, 10, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -618,7 +821,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t genera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerate(generator, outputPtr, num);
     cubind_result = call_curandGenerate(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 10), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -628,26 +831,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t genera
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerate(generator, outputPtr, num);
     return call_curandGenerate(generator, outputPtr, num);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
-
-/* The call itself, shared by cubind_curand_generate_long_long and its traced path. */
-static inline curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__symbol(&cubind__curand_symbols, &slots[11], 11, &cubind_unavailable);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__cached(&slots[10]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerate(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_long_long. */
+static curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols, 11, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -659,7 +876,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLongLong(generator, outputPtr, num);
     cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 11), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -669,26 +886,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateLongLong(generator, outputPtr, num);
     return call_curandGenerateLongLong(generator, outputPtr, num);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
-
-/* The call itself, shared by cubind_curand_generate_uniform and its traced path. */
-static inline curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__symbol(&cubind__curand_symbols, &slots[12], 12, &cubind_unavailable);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__cached(&slots[11]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerateLongLong(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform. */
+static curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols, 12, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -700,7 +931,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniform(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 12), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -710,26 +941,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateUniform(generator, outputPtr, num);
     return call_curandGenerateUniform(generator, outputPtr, num);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
-
-/* The call itself, shared by cubind_curand_generate_uniform_double and its traced path. */
-static inline curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[13], 13, &cubind_unavailable);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__cached(&slots[12]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerateUniform(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform_double. */
+static curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols, 13, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -741,7 +986,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniformDouble(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 13), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -751,26 +996,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGener
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateUniformDouble(generator, outputPtr, num);
     return call_curandGenerateUniformDouble(generator, outputPtr, num);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* The call itself, shared by cubind_curand_generate_normal and its traced path. */
-static inline curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[14], 14, &cubind_unavailable);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__cached(&slots[13]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGenerateUniformDouble(generator, outputPtr, num);
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal. */
+static curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols, 14, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -782,7 +1041,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 14), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -794,26 +1053,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t 
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* The call itself, shared by cubind_curand_generate_normal_double and its traced path. */
-static inline curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[15], 15, &cubind_unavailable);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__cached(&slots[14]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal_double. */
+static curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols, 15, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -825,7 +1098,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 15), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -837,26 +1110,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenera
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* The call itself, shared by cubind_curand_generate_log_normal and its traced path. */
-static inline curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__symbol(&cubind__curand_symbols, &slots[16], 16, &cubind_unavailable);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__cached(&slots[15]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal. */
+static curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols, 16, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -868,7 +1155,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 16), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -880,26 +1167,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* The call itself, shared by cubind_curand_generate_log_normal_double and its traced path. */
-static inline curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__symbol(&cubind__curand_symbols, &slots[17], 17, &cubind_unavailable);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__cached(&slots[16]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (curandStatus_t)cubind_unavailable;
+        return slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal_double. */
+static curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols, 17, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
+        return (curandStatus_t)cubind_unavailable;
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -911,7 +1212,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 17), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -923,26 +1224,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGen
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
 }
 
-typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
-
-/* The call itself, shared by cubind_curand_create_poisson_distribution and its traced path. */
-static inline curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[18], 18, &cubind_unavailable);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__cached(&slots[17]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_poisson_distribution. */
+static curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols, 18, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lambda, discrete_distribution);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -954,7 +1269,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
     cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 18), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -963,26 +1278,40 @@ static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double 
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandCreatePoissonDistribution(lambda, discrete_distribution);
     return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
 }
 
-typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
-
-/* The call itself, shared by cubind_curand_destroy_distribution and its traced path. */
-static inline curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__symbol(&cubind__curand_symbols, &slots[19], 19, &cubind_unavailable);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__cached(&slots[18]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    cubind_status = cubind_fn(lambda, discrete_distribution);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_distribution. */
+static curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols, 19, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(discrete_distribution);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -994,7 +1323,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscret
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyDistribution(discrete_distribution);
     cubind_result = call_curandDestroyDistribution(discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 19), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1002,26 +1331,40 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscret
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandDestroyDistribution(discrete_distribution);
     return call_curandDestroyDistribution(discrete_distribution);
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
-
-/* The call itself, shared by cubind_curand_generate_poisson and its traced path. */
-static inline curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__symbol(&cubind__curand_symbols, &slots[20], 20, &cubind_unavailable);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__cached(&slots[19]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandDestroyDistribution(discrete_distribution);
+    cubind_status = cubind_fn(discrete_distribution);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson. */
+static curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols, 20, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1033,7 +1376,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
     cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 20), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1044,26 +1387,40 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGeneratePoisson(generator, outputPtr, n, lambda);
     return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
-
-/* The call itself, shared by cubind_curand_generate_poisson_method and its traced path. */
-static inline curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[21], 21, &cubind_unavailable);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__cached(&slots[20]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    cubind_status = cubind_fn(generator, outputPtr, n, lambda);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson_method. */
+static curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols, 21, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1075,7 +1432,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 21), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1087,26 +1444,40 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGener
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
-
-/* The call itself, shared by cubind_curand_generate_binomial and its traced path. */
-static inline curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__symbol(&cubind__curand_symbols, &slots[22], 22, &cubind_unavailable);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__cached(&slots[21]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial. */
+static curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols, 22, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1118,7 +1489,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
     cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 22), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1130,26 +1501,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateBinomial(generator, outputPtr, num, n, p);
     return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
-
-/* The call itself, shared by cubind_curand_generate_binomial_method and its traced path. */
-static inline curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__symbol(&cubind__curand_symbols, &slots[23], 23, &cubind_unavailable);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__cached(&slots[22]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    cubind_status = cubind_fn(generator, outputPtr, num, n, p);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial_method. */
+static curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols, 23, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1161,7 +1546,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGene
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
     cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 23), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1174,26 +1559,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGene
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
     return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
 }
 
-typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
-
-/* The call itself, shared by cubind_curand_generate_seeds and its traced path. */
-static inline curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
+curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__symbol(&cubind__curand_symbols, &slots[24], 24, &cubind_unavailable);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__cached(&slots[23]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_seeds. */
+static curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols, 24, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1205,7 +1604,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t g
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateSeeds(generator);
     cubind_result = call_curandGenerateSeeds(generator);
-    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 24), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1213,26 +1612,40 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t g
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGenerateSeeds(generator);
     return call_curandGenerateSeeds(generator);
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
-
-/* The call itself, shared by cubind_curand_get_direction_vectors32 and its traced path. */
-static inline curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__symbol(&cubind__curand_symbols, &slots[25], 25, &cubind_unavailable);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__cached(&slots[24]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGenerateSeeds(generator);
+    cubind_status = cubind_fn(generator);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors32. */
+static curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols, 25, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1244,7 +1657,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors32(vectors, set);
     cubind_result = call_curandGetDirectionVectors32(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 25), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1253,26 +1666,40 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirec
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetDirectionVectors32(vectors, set);
     return call_curandGetDirectionVectors32(vectors, set);
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
-
-/* The call itself, shared by cubind_curand_get_scramble_constants32 and its traced path. */
-static inline curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
+curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__symbol(&cubind__curand_symbols, &slots[26], 26, &cubind_unavailable);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__cached(&slots[25]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetDirectionVectors32(vectors, set);
+    cubind_status = cubind_fn(vectors, set);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants32. */
+static curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols, 26, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1284,7 +1711,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants32(constants);
     cubind_result = call_curandGetScrambleConstants32(constants);
-    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 26), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1292,26 +1719,40 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned i
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetScrambleConstants32(constants);
     return call_curandGetScrambleConstants32(constants);
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
-
-/* The call itself, shared by cubind_curand_get_direction_vectors64 and its traced path. */
-static inline curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__symbol(&cubind__curand_symbols, &slots[27], 27, &cubind_unavailable);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__cached(&slots[26]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetScrambleConstants32(constants);
+    cubind_status = cubind_fn(constants);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors64. */
+static curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols, 27, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1323,7 +1764,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors64(vectors, set);
     cubind_result = call_curandGetDirectionVectors64(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 27), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1332,26 +1773,40 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirec
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetDirectionVectors64(vectors, set);
     return call_curandGetDirectionVectors64(vectors, set);
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
-
-/* The call itself, shared by cubind_curand_get_scramble_constants64 and its traced path. */
-static inline curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
+curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__symbol(&cubind__curand_symbols, &slots[28], 28, &cubind_unavailable);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__cached(&slots[27]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetDirectionVectors64(vectors, set);
+    cubind_status = cubind_fn(vectors, set);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants64. */
+static curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols, 28, &cubind_unavailable);
+    curandStatus_t cubind_status;
+    if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
-    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
+    if (cubind_status != CURAND_STATUS_SUCCESS)
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1363,7 +1818,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned l
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants64(constants);
     cubind_result = call_curandGetScrambleConstants64(constants);
-    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 28), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1371,9 +1826,23 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned l
     return cubind_result;
 }
 
-curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_curandGetScrambleConstants64(constants);
     return call_curandGetScrambleConstants64(constants);
+}
+
+curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
+{
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__cached(&slots[28]);
+    curandStatus_t cubind_status;
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_curandGetScrambleConstants64(constants);
+    cubind_status = cubind_fn(constants);
+    if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
 }

@@ -8,6 +8,7 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/nccl.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -16,141 +17,227 @@
 #define SYMBOL_COUNT 41
 
 static cubind__slot slots[SYMBOL_COUNT];
+static cubind__slot traced_slots[SYMBOL_COUNT];
 
-static const char *const symbols[SYMBOL_COUNT] = {
+/* Every name of the library, one member each: the table below holds their offsets, so it
+ * is read-only and needs no relocation when libcubind is loaded. */
+static const struct names {
+    char symbol_ncclMemAlloc[13];
+    char wrapper_cubind_nccl_mem_alloc[22];
+    char symbol_ncclMemFree[12];
+    char wrapper_cubind_nccl_mem_free[21];
+    char symbol_ncclGetVersion[15];
+    char wrapper_cubind_nccl_get_version[24];
+    char symbol_ncclGetUniqueId[16];
+    char wrapper_cubind_nccl_get_unique_id[26];
+    char symbol_ncclCommInitRankConfig[23];
+    char wrapper_cubind_nccl_comm_init_rank_config[34];
+    char symbol_ncclCommInitRank[17];
+    char wrapper_cubind_nccl_comm_init_rank[27];
+    char symbol_ncclCommInitAll[16];
+    char wrapper_cubind_nccl_comm_init_all[26];
+    char symbol_ncclCommFinalize[17];
+    char wrapper_cubind_nccl_comm_finalize[26];
+    char symbol_ncclCommDestroy[16];
+    char wrapper_cubind_nccl_comm_destroy[25];
+    char symbol_ncclCommAbort[14];
+    char wrapper_cubind_nccl_comm_abort[23];
+    char symbol_ncclCommRevoke[15];
+    char wrapper_cubind_nccl_comm_revoke[24];
+    char symbol_ncclCommSplit[14];
+    char wrapper_cubind_nccl_comm_split[23];
+    char symbol_ncclCommShrink[15];
+    char wrapper_cubind_nccl_comm_shrink[24];
+    char symbol_ncclCommInitRankScalable[25];
+    char wrapper_cubind_nccl_comm_init_rank_scalable[36];
+    char symbol_ncclGetErrorString[19];
+    char wrapper_cubind_nccl_get_error_string[29];
+    char symbol_ncclGetLastError[17];
+    char wrapper_cubind_nccl_get_last_error[27];
+    char symbol_ncclResetDebugInit[19];
+    char wrapper_cubind_nccl_reset_debug_init[29];
+    char symbol_ncclCommGetAsyncError[22];
+    char wrapper_cubind_nccl_comm_get_async_error[33];
+    char symbol_ncclCommCount[14];
+    char wrapper_cubind_nccl_comm_count[23];
+    char symbol_ncclCommCuDevice[17];
+    char wrapper_cubind_nccl_comm_cu_device[27];
+    char symbol_ncclCommUserRank[17];
+    char wrapper_cubind_nccl_comm_user_rank[27];
+    char symbol_ncclCommRegister[17];
+    char wrapper_cubind_nccl_comm_register[26];
+    char symbol_ncclCommDeregister[19];
+    char wrapper_cubind_nccl_comm_deregister[28];
+    char symbol_ncclCommWindowRegister[23];
+    char wrapper_cubind_nccl_comm_window_register[33];
+    char symbol_ncclCommWindowDeregister[25];
+    char wrapper_cubind_nccl_comm_window_deregister[35];
+    char symbol_ncclRedOpCreatePreMulSum[25];
+    char wrapper_cubind_nccl_red_op_create_pre_mul_sum[38];
+    char symbol_ncclRedOpDestroy[17];
+    char wrapper_cubind_nccl_red_op_destroy[27];
+    char symbol_ncclReduce[11];
+    char wrapper_cubind_nccl_reduce[19];
+    char symbol_ncclBcast[10];
+    char wrapper_cubind_nccl_bcast[18];
+    char symbol_ncclBroadcast[14];
+    char wrapper_cubind_nccl_broadcast[22];
+    char symbol_ncclAllReduce[14];
+    char wrapper_cubind_nccl_all_reduce[23];
+    char symbol_ncclReduceScatter[18];
+    char wrapper_cubind_nccl_reduce_scatter[27];
+    char symbol_ncclAllGather[14];
+    char wrapper_cubind_nccl_all_gather[23];
+    char symbol_ncclAlltoAll[13];
+    char wrapper_cubind_nccl_allto_all[22];
+    char symbol_ncclGather[11];
+    char wrapper_cubind_nccl_gather[19];
+    char symbol_ncclScatter[12];
+    char wrapper_cubind_nccl_scatter[20];
+    char symbol_ncclSend[9];
+    char wrapper_cubind_nccl_send[17];
+    char symbol_ncclRecv[9];
+    char wrapper_cubind_nccl_recv[17];
+    char symbol_ncclGroupStart[15];
+    char wrapper_cubind_nccl_group_start[24];
+    char symbol_ncclGroupEnd[13];
+    char wrapper_cubind_nccl_group_end[22];
+    char symbol_ncclGroupSimulateEnd[21];
+    char wrapper_cubind_nccl_group_simulate_end[31];
+} names = {
     "ncclMemAlloc",
-    "ncclMemFree",
-    "ncclGetVersion",
-    "ncclGetUniqueId",
-    "ncclCommInitRankConfig",
-    "ncclCommInitRank",
-    "ncclCommInitAll",
-    "ncclCommFinalize",
-    "ncclCommDestroy",
-    "ncclCommAbort",
-    "ncclCommRevoke",
-    "ncclCommSplit",
-    "ncclCommShrink",
-    "ncclCommInitRankScalable",
-    "ncclGetErrorString",
-    "ncclGetLastError",
-    "ncclResetDebugInit",
-    "ncclCommGetAsyncError",
-    "ncclCommCount",
-    "ncclCommCuDevice",
-    "ncclCommUserRank",
-    "ncclCommRegister",
-    "ncclCommDeregister",
-    "ncclCommWindowRegister",
-    "ncclCommWindowDeregister",
-    "ncclRedOpCreatePreMulSum",
-    "ncclRedOpDestroy",
-    "ncclReduce",
-    "ncclBcast",
-    "ncclBroadcast",
-    "ncclAllReduce",
-    "ncclReduceScatter",
-    "ncclAllGather",
-    "ncclAlltoAll",
-    "ncclGather",
-    "ncclScatter",
-    "ncclSend",
-    "ncclRecv",
-    "ncclGroupStart",
-    "ncclGroupEnd",
-    "ncclGroupSimulateEnd",
-};
-
-static const char *const names[SYMBOL_COUNT] = {
-    "ncclMemAlloc",
-    "ncclMemFree",
-    "ncclGetVersion",
-    "ncclGetUniqueId",
-    "ncclCommInitRankConfig",
-    "ncclCommInitRank",
-    "ncclCommInitAll",
-    "ncclCommFinalize",
-    "ncclCommDestroy",
-    "ncclCommAbort",
-    "ncclCommRevoke",
-    "ncclCommSplit",
-    "ncclCommShrink",
-    "ncclCommInitRankScalable",
-    "ncclGetErrorString",
-    "ncclGetLastError",
-    "ncclResetDebugInit",
-    "ncclCommGetAsyncError",
-    "ncclCommCount",
-    "ncclCommCuDevice",
-    "ncclCommUserRank",
-    "ncclCommRegister",
-    "ncclCommDeregister",
-    "ncclCommWindowRegister",
-    "ncclCommWindowDeregister",
-    "ncclRedOpCreatePreMulSum",
-    "ncclRedOpDestroy",
-    "ncclReduce",
-    "ncclBcast",
-    "ncclBroadcast",
-    "ncclAllReduce",
-    "ncclReduceScatter",
-    "ncclAllGather",
-    "ncclAlltoAll",
-    "ncclGather",
-    "ncclScatter",
-    "ncclSend",
-    "ncclRecv",
-    "ncclGroupStart",
-    "ncclGroupEnd",
-    "ncclGroupSimulateEnd",
-};
-
-static const char *const cubind_names[SYMBOL_COUNT] = {
     "cubind_nccl_mem_alloc",
+    "ncclMemFree",
     "cubind_nccl_mem_free",
+    "ncclGetVersion",
     "cubind_nccl_get_version",
+    "ncclGetUniqueId",
     "cubind_nccl_get_unique_id",
+    "ncclCommInitRankConfig",
     "cubind_nccl_comm_init_rank_config",
+    "ncclCommInitRank",
     "cubind_nccl_comm_init_rank",
+    "ncclCommInitAll",
     "cubind_nccl_comm_init_all",
+    "ncclCommFinalize",
     "cubind_nccl_comm_finalize",
+    "ncclCommDestroy",
     "cubind_nccl_comm_destroy",
+    "ncclCommAbort",
     "cubind_nccl_comm_abort",
+    "ncclCommRevoke",
     "cubind_nccl_comm_revoke",
+    "ncclCommSplit",
     "cubind_nccl_comm_split",
+    "ncclCommShrink",
     "cubind_nccl_comm_shrink",
+    "ncclCommInitRankScalable",
     "cubind_nccl_comm_init_rank_scalable",
+    "ncclGetErrorString",
     "cubind_nccl_get_error_string",
+    "ncclGetLastError",
     "cubind_nccl_get_last_error",
+    "ncclResetDebugInit",
     "cubind_nccl_reset_debug_init",
+    "ncclCommGetAsyncError",
     "cubind_nccl_comm_get_async_error",
+    "ncclCommCount",
     "cubind_nccl_comm_count",
+    "ncclCommCuDevice",
     "cubind_nccl_comm_cu_device",
+    "ncclCommUserRank",
     "cubind_nccl_comm_user_rank",
+    "ncclCommRegister",
     "cubind_nccl_comm_register",
+    "ncclCommDeregister",
     "cubind_nccl_comm_deregister",
+    "ncclCommWindowRegister",
     "cubind_nccl_comm_window_register",
+    "ncclCommWindowDeregister",
     "cubind_nccl_comm_window_deregister",
+    "ncclRedOpCreatePreMulSum",
     "cubind_nccl_red_op_create_pre_mul_sum",
+    "ncclRedOpDestroy",
     "cubind_nccl_red_op_destroy",
+    "ncclReduce",
     "cubind_nccl_reduce",
+    "ncclBcast",
     "cubind_nccl_bcast",
+    "ncclBroadcast",
     "cubind_nccl_broadcast",
+    "ncclAllReduce",
     "cubind_nccl_all_reduce",
+    "ncclReduceScatter",
     "cubind_nccl_reduce_scatter",
+    "ncclAllGather",
     "cubind_nccl_all_gather",
+    "ncclAlltoAll",
     "cubind_nccl_allto_all",
+    "ncclGather",
     "cubind_nccl_gather",
+    "ncclScatter",
     "cubind_nccl_scatter",
+    "ncclSend",
     "cubind_nccl_send",
+    "ncclRecv",
     "cubind_nccl_recv",
+    "ncclGroupStart",
     "cubind_nccl_group_start",
+    "ncclGroupEnd",
     "cubind_nccl_group_end",
+    "ncclGroupSimulateEnd",
     "cubind_nccl_group_simulate_end",
 };
 
+#define AT(member) offsetof(struct names, member)
+
+/* Exported symbol, C API name, cubind name. */
+static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
+    {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
+    {AT(symbol_ncclMemFree), AT(symbol_ncclMemFree), AT(wrapper_cubind_nccl_mem_free)},
+    {AT(symbol_ncclGetVersion), AT(symbol_ncclGetVersion), AT(wrapper_cubind_nccl_get_version)},
+    {AT(symbol_ncclGetUniqueId), AT(symbol_ncclGetUniqueId), AT(wrapper_cubind_nccl_get_unique_id)},
+    {AT(symbol_ncclCommInitRankConfig), AT(symbol_ncclCommInitRankConfig), AT(wrapper_cubind_nccl_comm_init_rank_config)},
+    {AT(symbol_ncclCommInitRank), AT(symbol_ncclCommInitRank), AT(wrapper_cubind_nccl_comm_init_rank)},
+    {AT(symbol_ncclCommInitAll), AT(symbol_ncclCommInitAll), AT(wrapper_cubind_nccl_comm_init_all)},
+    {AT(symbol_ncclCommFinalize), AT(symbol_ncclCommFinalize), AT(wrapper_cubind_nccl_comm_finalize)},
+    {AT(symbol_ncclCommDestroy), AT(symbol_ncclCommDestroy), AT(wrapper_cubind_nccl_comm_destroy)},
+    {AT(symbol_ncclCommAbort), AT(symbol_ncclCommAbort), AT(wrapper_cubind_nccl_comm_abort)},
+    {AT(symbol_ncclCommRevoke), AT(symbol_ncclCommRevoke), AT(wrapper_cubind_nccl_comm_revoke)},
+    {AT(symbol_ncclCommSplit), AT(symbol_ncclCommSplit), AT(wrapper_cubind_nccl_comm_split)},
+    {AT(symbol_ncclCommShrink), AT(symbol_ncclCommShrink), AT(wrapper_cubind_nccl_comm_shrink)},
+    {AT(symbol_ncclCommInitRankScalable), AT(symbol_ncclCommInitRankScalable), AT(wrapper_cubind_nccl_comm_init_rank_scalable)},
+    {AT(symbol_ncclGetErrorString), AT(symbol_ncclGetErrorString), AT(wrapper_cubind_nccl_get_error_string)},
+    {AT(symbol_ncclGetLastError), AT(symbol_ncclGetLastError), AT(wrapper_cubind_nccl_get_last_error)},
+    {AT(symbol_ncclResetDebugInit), AT(symbol_ncclResetDebugInit), AT(wrapper_cubind_nccl_reset_debug_init)},
+    {AT(symbol_ncclCommGetAsyncError), AT(symbol_ncclCommGetAsyncError), AT(wrapper_cubind_nccl_comm_get_async_error)},
+    {AT(symbol_ncclCommCount), AT(symbol_ncclCommCount), AT(wrapper_cubind_nccl_comm_count)},
+    {AT(symbol_ncclCommCuDevice), AT(symbol_ncclCommCuDevice), AT(wrapper_cubind_nccl_comm_cu_device)},
+    {AT(symbol_ncclCommUserRank), AT(symbol_ncclCommUserRank), AT(wrapper_cubind_nccl_comm_user_rank)},
+    {AT(symbol_ncclCommRegister), AT(symbol_ncclCommRegister), AT(wrapper_cubind_nccl_comm_register)},
+    {AT(symbol_ncclCommDeregister), AT(symbol_ncclCommDeregister), AT(wrapper_cubind_nccl_comm_deregister)},
+    {AT(symbol_ncclCommWindowRegister), AT(symbol_ncclCommWindowRegister), AT(wrapper_cubind_nccl_comm_window_register)},
+    {AT(symbol_ncclCommWindowDeregister), AT(symbol_ncclCommWindowDeregister), AT(wrapper_cubind_nccl_comm_window_deregister)},
+    {AT(symbol_ncclRedOpCreatePreMulSum), AT(symbol_ncclRedOpCreatePreMulSum), AT(wrapper_cubind_nccl_red_op_create_pre_mul_sum)},
+    {AT(symbol_ncclRedOpDestroy), AT(symbol_ncclRedOpDestroy), AT(wrapper_cubind_nccl_red_op_destroy)},
+    {AT(symbol_ncclReduce), AT(symbol_ncclReduce), AT(wrapper_cubind_nccl_reduce)},
+    {AT(symbol_ncclBcast), AT(symbol_ncclBcast), AT(wrapper_cubind_nccl_bcast)},
+    {AT(symbol_ncclBroadcast), AT(symbol_ncclBroadcast), AT(wrapper_cubind_nccl_broadcast)},
+    {AT(symbol_ncclAllReduce), AT(symbol_ncclAllReduce), AT(wrapper_cubind_nccl_all_reduce)},
+    {AT(symbol_ncclReduceScatter), AT(symbol_ncclReduceScatter), AT(wrapper_cubind_nccl_reduce_scatter)},
+    {AT(symbol_ncclAllGather), AT(symbol_ncclAllGather), AT(wrapper_cubind_nccl_all_gather)},
+    {AT(symbol_ncclAlltoAll), AT(symbol_ncclAlltoAll), AT(wrapper_cubind_nccl_allto_all)},
+    {AT(symbol_ncclGather), AT(symbol_ncclGather), AT(wrapper_cubind_nccl_gather)},
+    {AT(symbol_ncclScatter), AT(symbol_ncclScatter), AT(wrapper_cubind_nccl_scatter)},
+    {AT(symbol_ncclSend), AT(symbol_ncclSend), AT(wrapper_cubind_nccl_send)},
+    {AT(symbol_ncclRecv), AT(symbol_ncclRecv), AT(wrapper_cubind_nccl_recv)},
+    {AT(symbol_ncclGroupStart), AT(symbol_ncclGroupStart), AT(wrapper_cubind_nccl_group_start)},
+    {AT(symbol_ncclGroupEnd), AT(symbol_ncclGroupEnd), AT(wrapper_cubind_nccl_group_end)},
+    {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
+};
+
 const cubind__symbol_table cubind__nccl_symbols = {
-    CUBIND_LIB_NCCL, SYMBOL_COUNT, symbols, names, cubind_names, slots,
+    CUBIND_LIB_NCCL, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
 };
 
 /* Tracing: the name of a ncclResult_t value, NULL when it is none of the constants. */
@@ -218,17 +305,17 @@ static const char *trace_enum_3(long long value)
 
 typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
 
-/* The call itself, shared by cubind_nccl_mem_alloc and its traced path. */
-static inline ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_alloc. */
+static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__symbol(&cubind__nccl_symbols, &slots[0], 0, &cubind_unavailable);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols, 0, &cubind_unavailable);
     ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -240,7 +327,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemAlloc(ptr, size);
     cubind_result = call_ncclMemAlloc(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, names[0], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 0), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -249,26 +336,40 @@ static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclMemAlloc(ptr, size);
     return call_ncclMemAlloc(ptr, size);
 }
 
-typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
-
-/* The call itself, shared by cubind_nccl_mem_free and its traced path. */
-static inline ncclResult_t call_ncclMemFree(void *ptr)
+ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__symbol(&cubind__nccl_symbols, &slots[1], 1, &cubind_unavailable);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__cached(&slots[0]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclMemAlloc(ptr, size);
+    cubind_status = cubind_fn(ptr, size);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_free. */
+static ncclResult_t call_ncclMemFree(void *ptr)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols, 1, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -280,7 +381,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemFree(ptr);
     cubind_result = call_ncclMemFree(ptr);
-    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 1), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -288,26 +389,40 @@ static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_mem_free(void *ptr)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclMemFree(ptr);
     return call_ncclMemFree(ptr);
 }
 
-typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
-
-/* The call itself, shared by cubind_nccl_get_version and its traced path. */
-static inline ncclResult_t call_ncclGetVersion(int *version)
+ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__symbol(&cubind__nccl_symbols, &slots[2], 2, &cubind_unavailable);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__cached(&slots[1]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclMemFree(ptr);
+    cubind_status = cubind_fn(ptr);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_version. */
+static ncclResult_t call_ncclGetVersion(int *version)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols, 2, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -319,7 +434,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetVersion(version);
     cubind_result = call_ncclGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 2), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -327,26 +442,40 @@ static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_get_version(int *version)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGetVersion(version);
     return call_ncclGetVersion(version);
 }
 
-typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
-
-/* The call itself, shared by cubind_nccl_get_unique_id and its traced path. */
-static inline ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
+ncclResult_t cubind_nccl_get_version(int *version)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__symbol(&cubind__nccl_symbols, &slots[3], 3, &cubind_unavailable);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__cached(&slots[2]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGetVersion(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_unique_id. */
+static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols, 3, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(uniqueId);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -358,7 +487,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetUniqueId(uniqueId);
     cubind_result = call_ncclGetUniqueId(uniqueId);
-    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 3), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "uniqueId", (uintptr_t)uniqueId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -366,26 +495,40 @@ static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGetUniqueId(uniqueId);
     return call_ncclGetUniqueId(uniqueId);
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
-
-/* The call itself, shared by cubind_nccl_comm_init_rank_config and its traced path. */
-static inline ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__symbol(&cubind__nccl_symbols, &slots[4], 4, &cubind_unavailable);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__cached(&slots[3]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGetUniqueId(uniqueId);
+    cubind_status = cubind_fn(uniqueId);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_config. */
+static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols, 4, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -397,7 +540,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 4), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -409,26 +552,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, 
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
-
-/* The call itself, shared by cubind_nccl_comm_init_rank and its traced path. */
-static inline ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[5], 5, &cubind_unavailable);
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__cached(&slots[4]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    cubind_status = cubind_fn(comm, nranks, commId, rank, config);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank. */
+static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols, 5, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -440,7 +597,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRank(comm, nranks, commId, rank);
     cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
-    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 5), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -451,26 +608,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nr
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommInitRank(comm, nranks, commId, rank);
     return call_ncclCommInitRank(comm, nranks, commId, rank);
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
-
-/* The call itself, shared by cubind_nccl_comm_init_all and its traced path. */
-static inline ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[6], 6, &cubind_unavailable);
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__cached(&slots[5]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommInitRank(comm, nranks, commId, rank);
+    cubind_status = cubind_fn(comm, nranks, commId, rank);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_all. */
+static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols, 6, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, ndev, devlist);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -482,7 +653,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int nde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitAll(comm, ndev, devlist);
     cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
-    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 6), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "ndev", (long long)ndev);
         cubind__trace_pointer(&cubind_call, "devlist", (uintptr_t)devlist);
@@ -492,26 +663,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int nde
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommInitAll(comm, ndev, devlist);
     return call_ncclCommInitAll(comm, ndev, devlist);
 }
 
-typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
-
-/* The call itself, shared by cubind_nccl_comm_finalize and its traced path. */
-static inline ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
+ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__symbol(&cubind__nccl_symbols, &slots[7], 7, &cubind_unavailable);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__cached(&slots[6]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommInitAll(comm, ndev, devlist);
+    cubind_status = cubind_fn(comm, ndev, devlist);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_finalize. */
+static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols, 7, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -523,7 +708,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommFinalize(comm);
     cubind_result = call_ncclCommFinalize(comm);
-    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 7), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -531,26 +716,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommFinalize(comm);
     return call_ncclCommFinalize(comm);
 }
 
-typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
-
-/* The call itself, shared by cubind_nccl_comm_destroy and its traced path. */
-static inline ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
+ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[8], 8, &cubind_unavailable);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__cached(&slots[7]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind_unavailable;
+        return slow_ncclCommFinalize(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_destroy. */
+static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols, 8, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
+        return (ncclResult_t)cubind_unavailable;
+    cubind_status = cubind_fn(comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -562,7 +761,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDestroy(comm);
     cubind_result = call_ncclCommDestroy(comm);
-    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 8), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -570,26 +769,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommDestroy(comm);
     return call_ncclCommDestroy(comm);
 }
 
-typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
-
-/* The call itself, shared by cubind_nccl_comm_abort and its traced path. */
-static inline ncclResult_t call_ncclCommAbort(ncclComm_t comm)
+ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__symbol(&cubind__nccl_symbols, &slots[9], 9, &cubind_unavailable);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__cached(&slots[8]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind_unavailable;
+        return slow_ncclCommDestroy(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_abort. */
+static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols, 9, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
+        return (ncclResult_t)cubind_unavailable;
+    cubind_status = cubind_fn(comm);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -601,7 +814,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommAbort(comm);
     cubind_result = call_ncclCommAbort(comm);
-    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 9), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -609,26 +822,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommAbort(comm);
     return call_ncclCommAbort(comm);
 }
 
-typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
-
-/* The call itself, shared by cubind_nccl_comm_revoke and its traced path. */
-static inline ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__symbol(&cubind__nccl_symbols, &slots[10], 10, &cubind_unavailable);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__cached(&slots[9]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommAbort(comm);
+    cubind_status = cubind_fn(comm);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_revoke. */
+static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols, 10, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, revokeFlags);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -640,7 +867,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revok
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRevoke(comm, revokeFlags);
     cubind_result = call_ncclCommRevoke(comm, revokeFlags);
-    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 10), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "revokeFlags", (long long)revokeFlags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -649,26 +876,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revok
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommRevoke(comm, revokeFlags);
     return call_ncclCommRevoke(comm, revokeFlags);
 }
 
-typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
-
-/* The call itself, shared by cubind_nccl_comm_split and its traced path. */
-static inline ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[11], 11, &cubind_unavailable);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__cached(&slots[10]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommRevoke(comm, revokeFlags);
+    cubind_status = cubind_fn(comm, revokeFlags);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_split. */
+static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols, 11, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -680,7 +921,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommSplit(comm, color, key, newcomm, config);
     cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
-    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 11), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "color", (long long)color);
         cubind__trace_signed(&cubind_call, "key", (long long)key);
@@ -692,26 +933,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color,
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommSplit(comm, color, key, newcomm, config);
     return call_ncclCommSplit(comm, color, key, newcomm, config);
 }
 
-typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
-
-/* The call itself, shared by cubind_nccl_comm_shrink and its traced path. */
-static inline ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__symbol(&cubind__nccl_symbols, &slots[12], 12, &cubind_unavailable);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__cached(&slots[11]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommSplit(comm, color, key, newcomm, config);
+    cubind_status = cubind_fn(comm, color, key, newcomm, config);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_shrink. */
+static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols, 12, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -723,7 +978,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 12), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "excludeRanksList", (uintptr_t)excludeRanksList);
         cubind__trace_signed(&cubind_call, "excludeRanksCount", (long long)excludeRanksCount);
@@ -736,26 +991,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excl
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
-
-/* The call itself, shared by cubind_nccl_comm_init_rank_scalable and its traced path. */
-static inline ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__symbol(&cubind__nccl_symbols, &slots[13], 13, &cubind_unavailable);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__cached(&slots[12]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_scalable. */
+static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols, 13, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -767,7 +1036,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 13), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_signed(&cubind_call, "myrank", (long long)myrank);
@@ -780,20 +1049,34 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newc
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
 }
 
+ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__cached(&slots[13]);
+    ncclResult_t cubind_status;
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
 typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 
-/* The call itself, shared by cubind_nccl_get_error_string and its traced path. */
-static inline const char *call_ncclGetErrorString(ncclResult_t result)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_error_string. */
+static const char *call_ncclGetErrorString(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__symbol(&cubind__nccl_symbols, &slots[14], 14, NULL);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols, 14, NULL);
+    if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
 }
@@ -806,7 +1089,7 @@ static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetErrorString(result);
     cubind_result = call_ncclGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, names[14], 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 14), 0)) {
         cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -814,20 +1097,29 @@ static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
     return cubind_result;
 }
 
-const char *cubind_nccl_get_error_string(ncclResult_t result)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGetErrorString(result);
     return call_ncclGetErrorString(result);
 }
 
+const char *cubind_nccl_get_error_string(ncclResult_t result)
+{
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__cached(&slots[14]);
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGetErrorString(result);
+    return cubind_fn(result);
+}
+
 typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
 
-/* The call itself, shared by cubind_nccl_get_last_error and its traced path. */
-static inline const char *call_ncclGetLastError(ncclComm_t comm)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_last_error. */
+static const char *call_ncclGetLastError(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[15], 15, NULL);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols, 15, NULL);
+    if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(comm);
 }
@@ -840,7 +1132,7 @@ static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetLastError(comm);
     cubind_result = call_ncclGetLastError(comm);
-    if (cubind__trace_wanted(&cubind_call, names[15], 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 15), 0)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -848,20 +1140,29 @@ static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
     return cubind_result;
 }
 
-const char *cubind_nccl_get_last_error(ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGetLastError(comm);
     return call_ncclGetLastError(comm);
 }
 
+const char *cubind_nccl_get_last_error(ncclComm_t comm)
+{
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__cached(&slots[15]);
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGetLastError(comm);
+    return cubind_fn(comm);
+}
+
 typedef void (*cubind__ncclResetDebugInit_fn)(void);
 
-/* The call itself, shared by cubind_nccl_reset_debug_init and its traced path. */
-static inline void call_ncclResetDebugInit(void)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reset_debug_init. */
+static void call_ncclResetDebugInit(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__symbol(&cubind__nccl_symbols, &slots[16], 16, NULL);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols, 16, NULL);
+    if (cubind_fn == NULL)
         return;
     cubind_fn();
 }
@@ -875,33 +1176,43 @@ static CUBIND_COLD void traced_ncclResetDebugInit(void)
         return;
     }
     call_ncclResetDebugInit();
-    if (cubind__trace_wanted(&cubind_call, names[16], 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 16), 0)) {
         cubind__trace_end(&cubind_call);
     }
 }
 
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD void slow_ncclResetDebugInit(void)
+{
+    if (cubind__tracing())
+        traced_ncclResetDebugInit();
+    else
+        call_ncclResetDebugInit();
+}
+
 void cubind_nccl_reset_debug_init(void)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing())) {
-        traced_ncclResetDebugInit();
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__cached(&slots[16]);
+    if (CUBIND_UNLIKELY(cubind_fn == NULL)) {
+        slow_ncclResetDebugInit();
         return;
     }
-    call_ncclResetDebugInit();
+    cubind_fn();
 }
 
 typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
 
-/* The call itself, shared by cubind_nccl_comm_get_async_error and its traced path. */
-static inline ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_get_async_error. */
+static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__symbol(&cubind__nccl_symbols, &slots[17], 17, &cubind_unavailable);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols, 17, &cubind_unavailable);
     ncclResult_t cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, asyncError);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -913,7 +1224,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommGetAsyncError(comm, asyncError);
     cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
-    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 17), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "asyncError", (uintptr_t)asyncError);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -922,26 +1233,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, nc
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommGetAsyncError(comm, asyncError);
     return call_ncclCommGetAsyncError(comm, asyncError);
 }
 
-typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
-
-/* The call itself, shared by cubind_nccl_comm_count and its traced path. */
-static inline ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
+ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__symbol(&cubind__nccl_symbols, &slots[18], 18, &cubind_unavailable);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__cached(&slots[17]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommGetAsyncError(comm, asyncError);
+    cubind_status = cubind_fn(comm, asyncError);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_count. */
+static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols, 18, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, count);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -953,7 +1278,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCount(comm, count);
     cubind_result = call_ncclCommCount(comm, count);
-    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 18), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -962,26 +1287,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int 
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommCount(comm, count);
     return call_ncclCommCount(comm, count);
 }
 
-typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
-
-/* The call itself, shared by cubind_nccl_comm_cu_device and its traced path. */
-static inline ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
+ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__symbol(&cubind__nccl_symbols, &slots[19], 19, &cubind_unavailable);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__cached(&slots[18]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommCount(comm, count);
+    cubind_status = cubind_fn(comm, count);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_cu_device. */
+static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols, 19, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, device);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -993,7 +1332,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCuDevice(comm, device);
     cubind_result = call_ncclCommCuDevice(comm, device);
-    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 19), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1002,26 +1341,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, i
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommCuDevice(comm, device);
     return call_ncclCommCuDevice(comm, device);
 }
 
-typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
-
-/* The call itself, shared by cubind_nccl_comm_user_rank and its traced path. */
-static inline ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
+ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__symbol(&cubind__nccl_symbols, &slots[20], 20, &cubind_unavailable);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__cached(&slots[19]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommCuDevice(comm, device);
+    cubind_status = cubind_fn(comm, device);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_user_rank. */
+static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols, 20, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, rank);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1033,7 +1386,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommUserRank(comm, rank);
     cubind_result = call_ncclCommUserRank(comm, rank);
-    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 20), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "rank", (uintptr_t)rank);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1042,26 +1395,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, i
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommUserRank(comm, rank);
     return call_ncclCommUserRank(comm, rank);
 }
 
-typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
-
-/* The call itself, shared by cubind_nccl_comm_register and its traced path. */
-static inline ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[21], 21, &cubind_unavailable);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__cached(&slots[20]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommUserRank(comm, rank);
+    cubind_status = cubind_fn(comm, rank);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_register. */
+static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols, 21, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, handle);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1073,7 +1440,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRegister(comm, buff, size, handle);
     cubind_result = call_ncclCommRegister(comm, buff, size, handle);
-    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 21), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1084,26 +1451,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, v
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommRegister(comm, buff, size, handle);
     return call_ncclCommRegister(comm, buff, size, handle);
 }
 
-typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
-
-/* The call itself, shared by cubind_nccl_comm_deregister and its traced path. */
-static inline ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
+ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[22], 22, &cubind_unavailable);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__cached(&slots[21]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommRegister(comm, buff, size, handle);
+    cubind_status = cubind_fn(comm, buff, size, handle);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_deregister. */
+static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols, 22, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, handle);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1115,7 +1496,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDeregister(comm, handle);
     cubind_result = call_ncclCommDeregister(comm, handle);
-    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 22), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1124,26 +1505,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm,
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommDeregister(comm, handle);
     return call_ncclCommDeregister(comm, handle);
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
-
-/* The call itself, shared by cubind_nccl_comm_window_register and its traced path. */
-static inline ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[23], 23, &cubind_unavailable);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__cached(&slots[22]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommDeregister(comm, handle);
+    cubind_status = cubind_fn(comm, handle);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_register. */
+static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols, 23, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1155,7 +1550,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 23), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1167,26 +1562,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, v
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
-
-/* The call itself, shared by cubind_nccl_comm_window_deregister and its traced path. */
-static inline ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__symbol(&cubind__nccl_symbols, &slots[24], 24, &cubind_unavailable);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__cached(&slots[23]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    cubind_status = cubind_fn(comm, buff, size, win, winFlags);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_deregister. */
+static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols, 24, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, win);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1198,7 +1607,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowDeregister(comm, win);
     cubind_result = call_ncclCommWindowDeregister(comm, win);
-    if (cubind__trace_wanted(&cubind_call, names[24], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 24), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1207,26 +1616,40 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm,
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclCommWindowDeregister(comm, win);
     return call_ncclCommWindowDeregister(comm, win);
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
-
-/* The call itself, shared by cubind_nccl_red_op_create_pre_mul_sum and its traced path. */
-static inline ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__symbol(&cubind__nccl_symbols, &slots[25], 25, &cubind_unavailable);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__cached(&slots[24]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclCommWindowDeregister(comm, win);
+    cubind_status = cubind_fn(comm, win);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_create_pre_mul_sum. */
+static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols, 25, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1238,7 +1661,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    if (cubind__trace_wanted(&cubind_call, names[25], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 25), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "op", (uintptr_t)op);
         cubind__trace_pointer(&cubind_call, "scalar", (uintptr_t)scalar);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1250,26 +1673,40 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op,
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
-
-/* The call itself, shared by cubind_nccl_red_op_destroy and its traced path. */
-static inline ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__symbol(&cubind__nccl_symbols, &slots[26], 26, &cubind_unavailable);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__cached(&slots[25]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_destroy. */
+static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols, 26, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, comm);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1281,7 +1718,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpDestroy(op, comm);
     cubind_result = call_ncclRedOpDestroy(op, comm);
-    if (cubind__trace_wanted(&cubind_call, names[26], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 26), cubind_result != ncclSuccess)) {
         cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1290,26 +1727,40 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclRedOpDestroy(op, comm);
     return call_ncclRedOpDestroy(op, comm);
 }
 
-typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_reduce and its traced path. */
-static inline ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[27], 27, &cubind_unavailable);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__cached(&slots[26]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclRedOpDestroy(op, comm);
+    cubind_status = cubind_fn(op, comm);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce. */
+static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols, 27, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1321,7 +1772,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[27], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 27), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1336,26 +1787,40 @@ static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *re
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_bcast and its traced path. */
-static inline ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[28], 28, &cubind_unavailable);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__cached(&slots[27]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_bcast. */
+static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols, 28, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1367,7 +1832,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBcast(buff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[28], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 28), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1380,26 +1845,40 @@ static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclD
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclBcast(buff, count, datatype, root, comm, stream);
     return call_ncclBcast(buff, count, datatype, root, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_broadcast and its traced path. */
-static inline ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__symbol(&cubind__nccl_symbols, &slots[29], 29, &cubind_unavailable);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__cached(&slots[28]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclBcast(buff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_broadcast. */
+static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols, 29, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1411,7 +1890,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[29], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 29), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1425,26 +1904,40 @@ static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void 
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_all_reduce and its traced path. */
-static inline ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__symbol(&cubind__nccl_symbols, &slots[30], 30, &cubind_unavailable);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__cached(&slots[29]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_reduce. */
+static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols, 30, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1456,7 +1949,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[30], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 30), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1470,26 +1963,40 @@ static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void 
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_reduce_scatter and its traced path. */
-static inline ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[31], 31, &cubind_unavailable);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__cached(&slots[30]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce_scatter. */
+static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols, 31, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1501,7 +2008,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[31], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 31), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "recvcount", (unsigned long long)recvcount);
@@ -1515,26 +2022,40 @@ static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, v
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_all_gather and its traced path. */
-static inline ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[32], 32, &cubind_unavailable);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__cached(&slots[31]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_gather. */
+static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols, 32, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1546,7 +2067,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[32], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 32), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "sendcount", (unsigned long long)sendcount);
@@ -1559,26 +2080,40 @@ static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void 
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_allto_all and its traced path. */
-static inline ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__symbol(&cubind__nccl_symbols, &slots[33], 33, &cubind_unavailable);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__cached(&slots[32]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_allto_all. */
+static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols, 33, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1590,7 +2125,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[33], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 33), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1603,26 +2138,40 @@ static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_gather and its traced path. */
-static inline ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__symbol(&cubind__nccl_symbols, &slots[34], 34, &cubind_unavailable);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__cached(&slots[33]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_gather. */
+static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols, 34, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1634,7 +2183,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[34], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 34), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1648,26 +2197,40 @@ static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *re
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_scatter and its traced path. */
-static inline ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__symbol(&cubind__nccl_symbols, &slots[35], 35, &cubind_unavailable);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__cached(&slots[34]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind_unavailable;
+        return slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_scatter. */
+static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols, 35, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
+        return (ncclResult_t)cubind_unavailable;
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1679,7 +2242,7 @@ static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[35], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 35), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1693,26 +2256,40 @@ static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *r
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_send and its traced path. */
-static inline ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__symbol(&cubind__nccl_symbols, &slots[36], 36, &cubind_unavailable);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__cached(&slots[35]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_send. */
+static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols, 36, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1724,7 +2301,7 @@ static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t cou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[36], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 36), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1737,26 +2314,40 @@ static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t cou
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* The call itself, shared by cubind_nccl_recv and its traced path. */
-static inline ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__symbol(&cubind__nccl_symbols, &slots[37], 37, &cubind_unavailable);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__cached(&slots[36]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_recv. */
+static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols, 37, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1768,7 +2359,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, names[37], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 37), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1781,26 +2372,40 @@ static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, nc
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
 }
 
-typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
-
-/* The call itself, shared by cubind_nccl_group_start and its traced path. */
-static inline ncclResult_t call_ncclGroupStart(void)
+ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__symbol(&cubind__nccl_symbols, &slots[38], 38, &cubind_unavailable);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__cached(&slots[37]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_start. */
+static ncclResult_t call_ncclGroupStart(void)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols, 38, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1812,33 +2417,47 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupStart();
     cubind_result = call_ncclGroupStart();
-    if (cubind__trace_wanted(&cubind_call, names[38], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 38), cubind_result != ncclSuccess)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_group_start(void)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGroupStart();
     return call_ncclGroupStart();
 }
 
-typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
-
-/* The call itself, shared by cubind_nccl_group_end and its traced path. */
-static inline ncclResult_t call_ncclGroupEnd(void)
+ncclResult_t cubind_nccl_group_start(void)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[39], 39, &cubind_unavailable);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__cached(&slots[38]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
-        return (ncclResult_t)cubind_unavailable;
+        return slow_ncclGroupStart();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_end. */
+static ncclResult_t call_ncclGroupEnd(void)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols, 39, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
+        return (ncclResult_t)cubind_unavailable;
+    cubind_status = cubind_fn();
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1850,33 +2469,47 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupEnd();
     cubind_result = call_ncclGroupEnd();
-    if (cubind__trace_wanted(&cubind_call, names[39], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 39), cubind_result != ncclSuccess)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_group_end(void)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGroupEnd();
     return call_ncclGroupEnd();
 }
 
-typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
-
-/* The call itself, shared by cubind_nccl_group_simulate_end and its traced path. */
-static inline ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+ncclResult_t cubind_nccl_group_end(void)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__symbol(&cubind__nccl_symbols, &slots[40], 40, &cubind_unavailable);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__cached(&slots[39]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGroupEnd();
+    cubind_status = cubind_fn();
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_simulate_end. */
+static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols, 40, &cubind_unavailable);
+    ncclResult_t cubind_status;
+    if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(simInfo);
-    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
+    if (cubind_status != ncclSuccess)
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1888,7 +2521,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupSimulateEnd(simInfo);
     cubind_result = call_ncclGroupSimulateEnd(simInfo);
-    if (cubind__trace_wanted(&cubind_call, names[40], cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 40), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "simInfo", (uintptr_t)simInfo);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1896,9 +2529,23 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simIn
     return cubind_result;
 }
 
-ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_ncclGroupSimulateEnd(simInfo);
     return call_ncclGroupSimulateEnd(simInfo);
+}
+
+ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
+{
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__cached(&slots[40]);
+    ncclResult_t cubind_status;
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_ncclGroupSimulateEnd(simInfo);
+    cubind_status = cubind_fn(simInfo);
+    if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
 }

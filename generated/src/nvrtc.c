@@ -8,6 +8,7 @@
 /* The wrappers of deprecated functions are defined here, not used. */
 #define CUBIND_NO_DEPRECATION_WARNINGS
 #include "cubind/nvrtc.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -16,90 +17,142 @@
 #define SYMBOL_COUNT 24
 
 static cubind__slot slots[SYMBOL_COUNT];
+static cubind__slot traced_slots[SYMBOL_COUNT];
 
-static const char *const symbols[SYMBOL_COUNT] = {
+/* Every name of the library, one member each: the table below holds their offsets, so it
+ * is read-only and needs no relocation when libcubind is loaded. */
+static const struct names {
+    char symbol_nvrtcGetErrorString[20];
+    char wrapper_cubind_nvrtc_get_error_string[30];
+    char symbol_nvrtcVersion[13];
+    char wrapper_cubind_nvrtc_version[21];
+    char symbol_nvrtcGetNumSupportedArchs[26];
+    char wrapper_cubind_nvrtc_get_num_supported_archs[37];
+    char symbol_nvrtcGetSupportedArchs[23];
+    char wrapper_cubind_nvrtc_get_supported_archs[33];
+    char symbol_nvrtcCreateProgram[19];
+    char wrapper_cubind_nvrtc_create_program[28];
+    char symbol_nvrtcDestroyProgram[20];
+    char wrapper_cubind_nvrtc_destroy_program[29];
+    char symbol_nvrtcCompileProgram[20];
+    char wrapper_cubind_nvrtc_compile_program[29];
+    char symbol_nvrtcGetPTXSize[16];
+    char wrapper_cubind_nvrtc_get_ptx_size[26];
+    char symbol_nvrtcGetPTX[12];
+    char wrapper_cubind_nvrtc_get_ptx[21];
+    char symbol_nvrtcGetCUBINSize[18];
+    char wrapper_cubind_nvrtc_get_cubin_size[28];
+    char symbol_nvrtcGetCUBIN[14];
+    char wrapper_cubind_nvrtc_get_cubin[23];
+    char symbol_nvrtcGetLTOIRSize[18];
+    char wrapper_cubind_nvrtc_get_ltoir_size[28];
+    char symbol_nvrtcGetLTOIR[14];
+    char wrapper_cubind_nvrtc_get_ltoir[23];
+    char symbol_nvrtcGetOptiXIRSize[20];
+    char wrapper_cubind_nvrtc_get_opti_xir_size[31];
+    char symbol_nvrtcGetOptiXIR[16];
+    char wrapper_cubind_nvrtc_get_opti_xir[26];
+    char symbol_nvrtcGetProgramLogSize[23];
+    char wrapper_cubind_nvrtc_get_program_log_size[34];
+    char symbol_nvrtcGetProgramLog[19];
+    char wrapper_cubind_nvrtc_get_program_log[29];
+    char symbol_nvrtcAddNameExpression[23];
+    char wrapper_cubind_nvrtc_add_name_expression[33];
+    char symbol_nvrtcGetLoweredName[20];
+    char wrapper_cubind_nvrtc_get_lowered_name[30];
+    char symbol_nvrtcGetPCHHeapSize[20];
+    char wrapper_cubind_nvrtc_get_pch_heap_size[31];
+    char symbol_nvrtcSetPCHHeapSize[20];
+    char wrapper_cubind_nvrtc_set_pch_heap_size[31];
+    char symbol_nvrtcGetPCHCreateStatus[24];
+    char wrapper_cubind_nvrtc_get_pch_create_status[35];
+    char symbol_nvrtcGetPCHHeapSizeRequired[28];
+    char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
+    char symbol_nvrtcSetFlowCallback[21];
+    char wrapper_cubind_nvrtc_set_flow_callback[31];
+} names = {
     "nvrtcGetErrorString",
-    "nvrtcVersion",
-    "nvrtcGetNumSupportedArchs",
-    "nvrtcGetSupportedArchs",
-    "nvrtcCreateProgram",
-    "nvrtcDestroyProgram",
-    "nvrtcCompileProgram",
-    "nvrtcGetPTXSize",
-    "nvrtcGetPTX",
-    "nvrtcGetCUBINSize",
-    "nvrtcGetCUBIN",
-    "nvrtcGetLTOIRSize",
-    "nvrtcGetLTOIR",
-    "nvrtcGetOptiXIRSize",
-    "nvrtcGetOptiXIR",
-    "nvrtcGetProgramLogSize",
-    "nvrtcGetProgramLog",
-    "nvrtcAddNameExpression",
-    "nvrtcGetLoweredName",
-    "nvrtcGetPCHHeapSize",
-    "nvrtcSetPCHHeapSize",
-    "nvrtcGetPCHCreateStatus",
-    "nvrtcGetPCHHeapSizeRequired",
-    "nvrtcSetFlowCallback",
-};
-
-static const char *const names[SYMBOL_COUNT] = {
-    "nvrtcGetErrorString",
-    "nvrtcVersion",
-    "nvrtcGetNumSupportedArchs",
-    "nvrtcGetSupportedArchs",
-    "nvrtcCreateProgram",
-    "nvrtcDestroyProgram",
-    "nvrtcCompileProgram",
-    "nvrtcGetPTXSize",
-    "nvrtcGetPTX",
-    "nvrtcGetCUBINSize",
-    "nvrtcGetCUBIN",
-    "nvrtcGetLTOIRSize",
-    "nvrtcGetLTOIR",
-    "nvrtcGetOptiXIRSize",
-    "nvrtcGetOptiXIR",
-    "nvrtcGetProgramLogSize",
-    "nvrtcGetProgramLog",
-    "nvrtcAddNameExpression",
-    "nvrtcGetLoweredName",
-    "nvrtcGetPCHHeapSize",
-    "nvrtcSetPCHHeapSize",
-    "nvrtcGetPCHCreateStatus",
-    "nvrtcGetPCHHeapSizeRequired",
-    "nvrtcSetFlowCallback",
-};
-
-static const char *const cubind_names[SYMBOL_COUNT] = {
     "cubind_nvrtc_get_error_string",
+    "nvrtcVersion",
     "cubind_nvrtc_version",
+    "nvrtcGetNumSupportedArchs",
     "cubind_nvrtc_get_num_supported_archs",
+    "nvrtcGetSupportedArchs",
     "cubind_nvrtc_get_supported_archs",
+    "nvrtcCreateProgram",
     "cubind_nvrtc_create_program",
+    "nvrtcDestroyProgram",
     "cubind_nvrtc_destroy_program",
+    "nvrtcCompileProgram",
     "cubind_nvrtc_compile_program",
+    "nvrtcGetPTXSize",
     "cubind_nvrtc_get_ptx_size",
+    "nvrtcGetPTX",
     "cubind_nvrtc_get_ptx",
+    "nvrtcGetCUBINSize",
     "cubind_nvrtc_get_cubin_size",
+    "nvrtcGetCUBIN",
     "cubind_nvrtc_get_cubin",
+    "nvrtcGetLTOIRSize",
     "cubind_nvrtc_get_ltoir_size",
+    "nvrtcGetLTOIR",
     "cubind_nvrtc_get_ltoir",
+    "nvrtcGetOptiXIRSize",
     "cubind_nvrtc_get_opti_xir_size",
+    "nvrtcGetOptiXIR",
     "cubind_nvrtc_get_opti_xir",
+    "nvrtcGetProgramLogSize",
     "cubind_nvrtc_get_program_log_size",
+    "nvrtcGetProgramLog",
     "cubind_nvrtc_get_program_log",
+    "nvrtcAddNameExpression",
     "cubind_nvrtc_add_name_expression",
+    "nvrtcGetLoweredName",
     "cubind_nvrtc_get_lowered_name",
+    "nvrtcGetPCHHeapSize",
     "cubind_nvrtc_get_pch_heap_size",
+    "nvrtcSetPCHHeapSize",
     "cubind_nvrtc_set_pch_heap_size",
+    "nvrtcGetPCHCreateStatus",
     "cubind_nvrtc_get_pch_create_status",
+    "nvrtcGetPCHHeapSizeRequired",
     "cubind_nvrtc_get_pch_heap_size_required",
+    "nvrtcSetFlowCallback",
     "cubind_nvrtc_set_flow_callback",
 };
 
+#define AT(member) offsetof(struct names, member)
+
+/* Exported symbol, C API name, cubind name. */
+static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
+    {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
+    {AT(symbol_nvrtcVersion), AT(symbol_nvrtcVersion), AT(wrapper_cubind_nvrtc_version)},
+    {AT(symbol_nvrtcGetNumSupportedArchs), AT(symbol_nvrtcGetNumSupportedArchs), AT(wrapper_cubind_nvrtc_get_num_supported_archs)},
+    {AT(symbol_nvrtcGetSupportedArchs), AT(symbol_nvrtcGetSupportedArchs), AT(wrapper_cubind_nvrtc_get_supported_archs)},
+    {AT(symbol_nvrtcCreateProgram), AT(symbol_nvrtcCreateProgram), AT(wrapper_cubind_nvrtc_create_program)},
+    {AT(symbol_nvrtcDestroyProgram), AT(symbol_nvrtcDestroyProgram), AT(wrapper_cubind_nvrtc_destroy_program)},
+    {AT(symbol_nvrtcCompileProgram), AT(symbol_nvrtcCompileProgram), AT(wrapper_cubind_nvrtc_compile_program)},
+    {AT(symbol_nvrtcGetPTXSize), AT(symbol_nvrtcGetPTXSize), AT(wrapper_cubind_nvrtc_get_ptx_size)},
+    {AT(symbol_nvrtcGetPTX), AT(symbol_nvrtcGetPTX), AT(wrapper_cubind_nvrtc_get_ptx)},
+    {AT(symbol_nvrtcGetCUBINSize), AT(symbol_nvrtcGetCUBINSize), AT(wrapper_cubind_nvrtc_get_cubin_size)},
+    {AT(symbol_nvrtcGetCUBIN), AT(symbol_nvrtcGetCUBIN), AT(wrapper_cubind_nvrtc_get_cubin)},
+    {AT(symbol_nvrtcGetLTOIRSize), AT(symbol_nvrtcGetLTOIRSize), AT(wrapper_cubind_nvrtc_get_ltoir_size)},
+    {AT(symbol_nvrtcGetLTOIR), AT(symbol_nvrtcGetLTOIR), AT(wrapper_cubind_nvrtc_get_ltoir)},
+    {AT(symbol_nvrtcGetOptiXIRSize), AT(symbol_nvrtcGetOptiXIRSize), AT(wrapper_cubind_nvrtc_get_opti_xir_size)},
+    {AT(symbol_nvrtcGetOptiXIR), AT(symbol_nvrtcGetOptiXIR), AT(wrapper_cubind_nvrtc_get_opti_xir)},
+    {AT(symbol_nvrtcGetProgramLogSize), AT(symbol_nvrtcGetProgramLogSize), AT(wrapper_cubind_nvrtc_get_program_log_size)},
+    {AT(symbol_nvrtcGetProgramLog), AT(symbol_nvrtcGetProgramLog), AT(wrapper_cubind_nvrtc_get_program_log)},
+    {AT(symbol_nvrtcAddNameExpression), AT(symbol_nvrtcAddNameExpression), AT(wrapper_cubind_nvrtc_add_name_expression)},
+    {AT(symbol_nvrtcGetLoweredName), AT(symbol_nvrtcGetLoweredName), AT(wrapper_cubind_nvrtc_get_lowered_name)},
+    {AT(symbol_nvrtcGetPCHHeapSize), AT(symbol_nvrtcGetPCHHeapSize), AT(wrapper_cubind_nvrtc_get_pch_heap_size)},
+    {AT(symbol_nvrtcSetPCHHeapSize), AT(symbol_nvrtcSetPCHHeapSize), AT(wrapper_cubind_nvrtc_set_pch_heap_size)},
+    {AT(symbol_nvrtcGetPCHCreateStatus), AT(symbol_nvrtcGetPCHCreateStatus), AT(wrapper_cubind_nvrtc_get_pch_create_status)},
+    {AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(wrapper_cubind_nvrtc_get_pch_heap_size_required)},
+    {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
+};
+
 const cubind__symbol_table cubind__nvrtc_symbols = {
-    CUBIND_LIB_NVRTC, SYMBOL_COUNT, symbols, names, cubind_names, slots,
+    CUBIND_LIB_NVRTC, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
 };
 
 /* Tracing: the name of a nvrtcResult value, NULL when it is none of the constants. */
@@ -130,11 +183,11 @@ static const char *trace_enum_0(long long value)
 
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
 
-/* The call itself, shared by cubind_nvrtc_get_error_string and its traced path. */
-static inline const char *call_nvrtcGetErrorString(nvrtcResult result)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_error_string. */
+static const char *call_nvrtcGetErrorString(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[0], 0, NULL);
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols, 0, NULL);
+    if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
 }
@@ -147,7 +200,7 @@ static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetErrorString(result);
     cubind_result = call_nvrtcGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, names[0], 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 0), 0)) {
         cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -155,26 +208,35 @@ static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
     return cubind_result;
 }
 
-const char *cubind_nvrtc_get_error_string(nvrtcResult result)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetErrorString(result);
     return call_nvrtcGetErrorString(result);
 }
 
+const char *cubind_nvrtc_get_error_string(nvrtcResult result)
+{
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__cached(&slots[0]);
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetErrorString(result);
+    return cubind_fn(result);
+}
+
 typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
 
-/* The call itself, shared by cubind_nvrtc_version and its traced path. */
-static inline nvrtcResult call_nvrtcVersion(int *major, int *minor)
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_version. */
+static nvrtcResult call_nvrtcVersion(int *major, int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[1], 1, &cubind_unavailable);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols, 1, &cubind_unavailable);
     nvrtcResult cubind_status;
-    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -186,7 +248,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcVersion(major, minor);
     cubind_result = call_nvrtcVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, names[1], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 1), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -195,26 +257,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_version(int *major, int *minor)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcVersion(major, minor);
     return call_nvrtcVersion(major, minor);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
-
-/* The call itself, shared by cubind_nvrtc_get_num_supported_archs and its traced path. */
-static inline nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
+nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[2], 2, &cubind_unavailable);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__cached(&slots[1]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcVersion(major, minor);
+    cubind_status = cubind_fn(major, minor);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_num_supported_archs. */
+static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols, 2, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(numArchs);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -226,7 +302,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetNumSupportedArchs(numArchs);
     cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
-    if (cubind__trace_wanted(&cubind_call, names[2], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 2), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "numArchs", (uintptr_t)numArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -234,26 +310,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetNumSupportedArchs(numArchs);
     return call_nvrtcGetNumSupportedArchs(numArchs);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
-
-/* The call itself, shared by cubind_nvrtc_get_supported_archs and its traced path. */
-static inline nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
+nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[3], 3, &cubind_unavailable);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__cached(&slots[2]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetNumSupportedArchs(numArchs);
+    cubind_status = cubind_fn(numArchs);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_supported_archs. */
+static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols, 3, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(supportedArchs);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -265,7 +355,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetSupportedArchs(supportedArchs);
     cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
-    if (cubind__trace_wanted(&cubind_call, names[3], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 3), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "supportedArchs", (uintptr_t)supportedArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -273,26 +363,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetSupportedArchs(supportedArchs);
     return call_nvrtcGetSupportedArchs(supportedArchs);
 }
 
-typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
-
-/* The call itself, shared by cubind_nvrtc_create_program and its traced path. */
-static inline nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[4], 4, &cubind_unavailable);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__cached(&slots[3]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetSupportedArchs(supportedArchs);
+    cubind_status = cubind_fn(supportedArchs);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_create_program. */
+static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 4, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -304,7 +408,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind__trace_wanted(&cubind_call, names[4], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 4), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -317,26 +421,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, con
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
 }
 
-typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
-
-/* The call itself, shared by cubind_nvrtc_destroy_program and its traced path. */
-static inline nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
+nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[5], 5, &cubind_unavailable);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__cached(&slots[4]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_destroy_program. */
+static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 5, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -348,7 +466,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcDestroyProgram(prog);
     cubind_result = call_nvrtcDestroyProgram(prog);
-    if (cubind__trace_wanted(&cubind_call, names[5], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 5), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -356,26 +474,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcDestroyProgram(prog);
     return call_nvrtcDestroyProgram(prog);
 }
 
-typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
-
-/* The call itself, shared by cubind_nvrtc_compile_program and its traced path. */
-static inline nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[6], 6, &cubind_unavailable);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__cached(&slots[5]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcDestroyProgram(prog);
+    cubind_status = cubind_fn(prog);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_compile_program. */
+static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 6, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, numOptions, options);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -387,7 +519,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCompileProgram(prog, numOptions, options);
     cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, names[6], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 6), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_signed(&cubind_call, "numOptions", (long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
@@ -397,26 +529,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcCompileProgram(prog, numOptions, options);
     return call_nvrtcCompileProgram(prog, numOptions, options);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
-
-/* The call itself, shared by cubind_nvrtc_get_ptx_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[7], 7, &cubind_unavailable);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__cached(&slots[6]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcCompileProgram(prog, numOptions, options);
+    cubind_status = cubind_fn(prog, numOptions, options);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx_size. */
+static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 7, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptxSizeRet);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -428,7 +574,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTXSize(prog, ptxSizeRet);
     cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    if (cubind__trace_wanted(&cubind_call, names[7], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 7), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptxSizeRet", (uintptr_t)ptxSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -437,26 +583,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t 
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetPTXSize(prog, ptxSizeRet);
     return call_nvrtcGetPTXSize(prog, ptxSizeRet);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
-
-/* The call itself, shared by cubind_nvrtc_get_ptx and its traced path. */
-static inline nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[8], 8, &cubind_unavailable);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__cached(&slots[7]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetPTXSize(prog, ptxSizeRet);
+    cubind_status = cubind_fn(prog, ptxSizeRet);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx. */
+static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols, 8, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptx);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -468,7 +628,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTX(prog, ptx);
     cubind_result = call_nvrtcGetPTX(prog, ptx);
-    if (cubind__trace_wanted(&cubind_call, names[8], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 8), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -477,26 +637,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetPTX(prog, ptx);
     return call_nvrtcGetPTX(prog, ptx);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
-
-/* The call itself, shared by cubind_nvrtc_get_cubin_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[9], 9, &cubind_unavailable);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__cached(&slots[8]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetPTX(prog, ptx);
+    cubind_status = cubind_fn(prog, ptx);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin_size. */
+static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 9, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubinSizeRet);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -508,7 +682,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
     cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    if (cubind__trace_wanted(&cubind_call, names[9], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 9), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubinSizeRet", (uintptr_t)cubinSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -517,26 +691,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetCUBINSize(prog, cubinSizeRet);
     return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
-
-/* The call itself, shared by cubind_nvrtc_get_cubin and its traced path. */
-static inline nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[10], 10, &cubind_unavailable);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__cached(&slots[9]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    cubind_status = cubind_fn(prog, cubinSizeRet);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin. */
+static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols, 10, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubin);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -548,7 +736,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBIN(prog, cubin);
     cubind_result = call_nvrtcGetCUBIN(prog, cubin);
-    if (cubind__trace_wanted(&cubind_call, names[10], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 10), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -557,26 +745,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cub
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetCUBIN(prog, cubin);
     return call_nvrtcGetCUBIN(prog, cubin);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
-
-/* The call itself, shared by cubind_nvrtc_get_ltoir_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[11], 11, &cubind_unavailable);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__cached(&slots[10]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetCUBIN(prog, cubin);
+    cubind_status = cubind_fn(prog, cubin);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir_size. */
+static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 11, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -588,7 +790,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    if (cubind__trace_wanted(&cubind_call, names[11], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 11), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIRSizeRet", (uintptr_t)LTOIRSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -597,26 +799,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
-
-/* The call itself, shared by cubind_nvrtc_get_ltoir and its traced path. */
-static inline nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[12], 12, &cubind_unavailable);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__cached(&slots[11]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    cubind_status = cubind_fn(prog, LTOIRSizeRet);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir. */
+static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols, 12, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIR);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -628,7 +844,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIR(prog, LTOIR);
     cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
-    if (cubind__trace_wanted(&cubind_call, names[12], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 12), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIR", (uintptr_t)LTOIR);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -637,26 +853,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTO
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetLTOIR(prog, LTOIR);
     return call_nvrtcGetLTOIR(prog, LTOIR);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
-
-/* The call itself, shared by cubind_nvrtc_get_opti_xir_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[13], 13, &cubind_unavailable);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__cached(&slots[12]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetLTOIR(prog, LTOIR);
+    cubind_status = cubind_fn(prog, LTOIR);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir_size. */
+static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 13, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixirSizeRet);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -668,7 +898,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    if (cubind__trace_wanted(&cubind_call, names[13], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 13), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixirSizeRet", (uintptr_t)optixirSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -677,26 +907,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, siz
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
-
-/* The call itself, shared by cubind_nvrtc_get_opti_xir and its traced path. */
-static inline nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[14], 14, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__cached(&slots[13]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    cubind_status = cubind_fn(prog, optixirSizeRet);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir. */
+static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols, 14, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixir);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -708,7 +952,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *o
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIR(prog, optixir);
     cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
-    if (cubind__trace_wanted(&cubind_call, names[14], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 14), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixir", (uintptr_t)optixir);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -717,26 +961,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *o
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetOptiXIR(prog, optixir);
     return call_nvrtcGetOptiXIR(prog, optixir);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
-
-/* The call itself, shared by cubind_nvrtc_get_program_log_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[15], 15, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__cached(&slots[14]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetOptiXIR(prog, optixir);
+    cubind_status = cubind_fn(prog, optixir);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log_size. */
+static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 15, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, logSizeRet);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -748,7 +1006,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLogSize(prog, logSizeRet);
     cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    if (cubind__trace_wanted(&cubind_call, names[15], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 15), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "logSizeRet", (uintptr_t)logSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -757,26 +1015,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, 
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetProgramLogSize(prog, logSizeRet);
     return call_nvrtcGetProgramLogSize(prog, logSizeRet);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
-
-/* The call itself, shared by cubind_nvrtc_get_program_log and its traced path. */
-static inline nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[16], 16, &cubind_unavailable);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__cached(&slots[15]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetProgramLogSize(prog, logSizeRet);
+    cubind_status = cubind_fn(prog, logSizeRet);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log. */
+static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols, 16, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, log);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -788,7 +1060,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLog(prog, log);
     cubind_result = call_nvrtcGetProgramLog(prog, log);
-    if (cubind__trace_wanted(&cubind_call, names[16], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 16), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -797,26 +1069,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetProgramLog(prog, log);
     return call_nvrtcGetProgramLog(prog, log);
 }
 
-typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
-
-/* The call itself, shared by cubind_nvrtc_add_name_expression and its traced path. */
-static inline nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[17], 17, &cubind_unavailable);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__cached(&slots[16]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetProgramLog(prog, log);
+    cubind_status = cubind_fn(prog, log);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_add_name_expression. */
+static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols, 17, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -828,7 +1114,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcAddNameExpression(prog, name_expression);
     cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
-    if (cubind__trace_wanted(&cubind_call, names[17], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 17), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -837,26 +1123,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, 
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcAddNameExpression(prog, name_expression);
     return call_nvrtcAddNameExpression(prog, name_expression);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
-
-/* The call itself, shared by cubind_nvrtc_get_lowered_name and its traced path. */
-static inline nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[18], 18, &cubind_unavailable);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__cached(&slots[17]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcAddNameExpression(prog, name_expression);
+    cubind_status = cubind_fn(prog, name_expression);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_lowered_name. */
+static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols, 18, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -868,7 +1168,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    if (cubind__trace_wanted(&cubind_call, names[18], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 18), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_pointer(&cubind_call, "lowered_name", (uintptr_t)lowered_name);
@@ -878,26 +1178,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, con
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
-
-/* The call itself, shared by cubind_nvrtc_get_pch_heap_size and its traced path. */
-static inline nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
+nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[19], 19, &cubind_unavailable);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__cached(&slots[18]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    cubind_status = cubind_fn(prog, name_expression, lowered_name);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size. */
+static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 19, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(ret);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -909,7 +1223,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSize(ret);
     cubind_result = call_nvrtcGetPCHHeapSize(ret);
-    if (cubind__trace_wanted(&cubind_call, names[19], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 19), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ret", (uintptr_t)ret);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -917,26 +1231,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetPCHHeapSize(ret);
     return call_nvrtcGetPCHHeapSize(ret);
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
-
-/* The call itself, shared by cubind_nvrtc_set_pch_heap_size and its traced path. */
-static inline nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
+nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[20], 20, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__cached(&slots[19]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetPCHHeapSize(ret);
+    cubind_status = cubind_fn(ret);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_pch_heap_size. */
+static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 20, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(size);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -948,7 +1276,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetPCHHeapSize(size);
     cubind_result = call_nvrtcSetPCHHeapSize(size);
-    if (cubind__trace_wanted(&cubind_call, names[20], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 20), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -956,26 +1284,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcSetPCHHeapSize(size);
     return call_nvrtcSetPCHHeapSize(size);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
-
-/* The call itself, shared by cubind_nvrtc_get_pch_create_status and its traced path. */
-static inline nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[21], 21, &cubind_unavailable);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__cached(&slots[20]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcSetPCHHeapSize(size);
+    cubind_status = cubind_fn(size);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_create_status. */
+static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols, 21, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -987,7 +1329,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHCreateStatus(prog);
     cubind_result = call_nvrtcGetPCHCreateStatus(prog);
-    if (cubind__trace_wanted(&cubind_call, names[21], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 21), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -995,26 +1337,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetPCHCreateStatus(prog);
     return call_nvrtcGetPCHCreateStatus(prog);
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
-
-/* The call itself, shared by cubind_nvrtc_get_pch_heap_size_required and its traced path. */
-static inline nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[22], 22, &cubind_unavailable);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__cached(&slots[21]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetPCHCreateStatus(prog);
+    cubind_status = cubind_fn(prog);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size_required. */
+static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols, 22, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, size);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1026,7 +1382,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSizeRequired(prog, size);
     cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    if (cubind__trace_wanted(&cubind_call, names[22], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 22), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1035,26 +1391,40 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram p
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcGetPCHHeapSizeRequired(prog, size);
     return call_nvrtcGetPCHHeapSizeRequired(prog, size);
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
-
-/* The call itself, shared by cubind_nvrtc_set_flow_callback and its traced path. */
-static inline nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__symbol(&cubind__nvrtc_symbols, &slots[23], 23, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__cached(&slots[22]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcGetPCHHeapSizeRequired(prog, size);
+    cubind_status = cubind_fn(prog, size);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
+}
+
+typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+
+/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_flow_callback. */
+static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+{
+    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols, 23, &cubind_unavailable);
+    nvrtcResult cubind_status;
+    if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, callback, payload);
-    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
+    if (cubind_status != NVRTC_SUCCESS)
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1066,7 +1436,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetFlowCallback(prog, callback, payload);
     cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
-    if (cubind__trace_wanted(&cubind_call, names[23], cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 23), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "payload", (uintptr_t)payload);
@@ -1076,9 +1446,23 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, in
     return cubind_result;
 }
 
-nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+/* Every call the hot path does not make: the first, one that cannot be made, a traced one. */
+static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    if (CUBIND_UNLIKELY(cubind__tracing()))
+    if (cubind__tracing())
         return traced_nvrtcSetFlowCallback(prog, callback, payload);
     return call_nvrtcSetFlowCallback(prog, callback, payload);
+}
+
+nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+{
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__cached(&slots[23]);
+    nvrtcResult cubind_status;
+    if (CUBIND_UNLIKELY(cubind_fn == NULL))
+        return slow_nvrtcSetFlowCallback(prog, callback, payload);
+    cubind_status = cubind_fn(prog, callback, payload);
+    if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
+    CUBIND_AS_RETURNED(cubind_status);
+    return cubind_status;
 }

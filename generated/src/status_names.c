@@ -8,31 +8,42 @@
 #include <stddef.h>
 
 #include "cubind/cubind.h"
+#include "internal.h"
 
-const char *cubind_status_name(cubind_library library, int status)
+const char *cubind__status_name_length(cubind_library library, int status, size_t *length)
 {
     switch (library) {
     case CUBIND_LIB_CUBLAS:
         switch (status) {
         case 0:
+            *length = 21;
             return "CUBLAS_STATUS_SUCCESS";
         case 1:
+            *length = 29;
             return "CUBLAS_STATUS_NOT_INITIALIZED";
         case 3:
+            *length = 26;
             return "CUBLAS_STATUS_ALLOC_FAILED";
         case 7:
+            *length = 27;
             return "CUBLAS_STATUS_INVALID_VALUE";
         case 8:
+            *length = 27;
             return "CUBLAS_STATUS_ARCH_MISMATCH";
         case 11:
+            *length = 27;
             return "CUBLAS_STATUS_MAPPING_ERROR";
         case 13:
+            *length = 30;
             return "CUBLAS_STATUS_EXECUTION_FAILED";
         case 14:
+            *length = 28;
             return "CUBLAS_STATUS_INTERNAL_ERROR";
         case 15:
+            *length = 27;
             return "CUBLAS_STATUS_NOT_SUPPORTED";
         case 16:
+            *length = 27;
             return "CUBLAS_STATUS_LICENSE_ERROR";
         default:
             return NULL;
@@ -40,24 +51,34 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUBLASLT:
         switch (status) {
         case 0:
+            *length = 21;
             return "CUBLAS_STATUS_SUCCESS";
         case 1:
+            *length = 29;
             return "CUBLAS_STATUS_NOT_INITIALIZED";
         case 3:
+            *length = 26;
             return "CUBLAS_STATUS_ALLOC_FAILED";
         case 7:
+            *length = 27;
             return "CUBLAS_STATUS_INVALID_VALUE";
         case 8:
+            *length = 27;
             return "CUBLAS_STATUS_ARCH_MISMATCH";
         case 11:
+            *length = 27;
             return "CUBLAS_STATUS_MAPPING_ERROR";
         case 13:
+            *length = 30;
             return "CUBLAS_STATUS_EXECUTION_FAILED";
         case 14:
+            *length = 28;
             return "CUBLAS_STATUS_INTERNAL_ERROR";
         case 15:
+            *length = 27;
             return "CUBLAS_STATUS_NOT_SUPPORTED";
         case 16:
+            *length = 27;
             return "CUBLAS_STATUS_LICENSE_ERROR";
         default:
             return NULL;
@@ -65,40 +86,58 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUFFT:
         switch (status) {
         case 0:
+            *length = 13;
             return "CUFFT_SUCCESS";
         case 1:
+            *length = 18;
             return "CUFFT_INVALID_PLAN";
         case 2:
+            *length = 18;
             return "CUFFT_ALLOC_FAILED";
         case 3:
+            *length = 18;
             return "CUFFT_INVALID_TYPE";
         case 4:
+            *length = 19;
             return "CUFFT_INVALID_VALUE";
         case 5:
+            *length = 20;
             return "CUFFT_INTERNAL_ERROR";
         case 6:
+            *length = 17;
             return "CUFFT_EXEC_FAILED";
         case 7:
+            *length = 18;
             return "CUFFT_SETUP_FAILED";
         case 8:
+            *length = 18;
             return "CUFFT_INVALID_SIZE";
         case 9:
+            *length = 20;
             return "CUFFT_UNALIGNED_DATA";
         case 11:
+            *length = 20;
             return "CUFFT_INVALID_DEVICE";
         case 13:
+            *length = 18;
             return "CUFFT_NO_WORKSPACE";
         case 14:
+            *length = 21;
             return "CUFFT_NOT_IMPLEMENTED";
         case 16:
+            *length = 19;
             return "CUFFT_NOT_SUPPORTED";
         case 17:
+            *length = 24;
             return "CUFFT_MISSING_DEPENDENCY";
         case 18:
+            *length = 19;
             return "CUFFT_NVRTC_FAILURE";
         case 19:
+            *length = 23;
             return "CUFFT_NVJITLINK_FAILURE";
         case 20:
+            *length = 21;
             return "CUFFT_NVSHMEM_FAILURE";
         default:
             return NULL;
@@ -106,30 +145,43 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CURAND:
         switch (status) {
         case 0:
+            *length = 21;
             return "CURAND_STATUS_SUCCESS";
         case 100:
+            *length = 30;
             return "CURAND_STATUS_VERSION_MISMATCH";
         case 101:
+            *length = 29;
             return "CURAND_STATUS_NOT_INITIALIZED";
         case 102:
+            *length = 31;
             return "CURAND_STATUS_ALLOCATION_FAILED";
         case 103:
+            *length = 24;
             return "CURAND_STATUS_TYPE_ERROR";
         case 104:
+            *length = 26;
             return "CURAND_STATUS_OUT_OF_RANGE";
         case 105:
+            *length = 33;
             return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
         case 106:
+            *length = 39;
             return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
         case 201:
+            *length = 28;
             return "CURAND_STATUS_LAUNCH_FAILURE";
         case 202:
+            *length = 33;
             return "CURAND_STATUS_PREEXISTING_FAILURE";
         case 203:
+            *length = 35;
             return "CURAND_STATUS_INITIALIZATION_FAILED";
         case 204:
+            *length = 27;
             return "CURAND_STATUS_ARCH_MISMATCH";
         case 999:
+            *length = 28;
             return "CURAND_STATUS_INTERNAL_ERROR";
         default:
             return NULL;
@@ -137,54 +189,79 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUSOLVER:
         switch (status) {
         case 0:
+            *length = 23;
             return "CUSOLVER_STATUS_SUCCESS";
         case 1:
+            *length = 31;
             return "CUSOLVER_STATUS_NOT_INITIALIZED";
         case 2:
+            *length = 28;
             return "CUSOLVER_STATUS_ALLOC_FAILED";
         case 3:
+            *length = 29;
             return "CUSOLVER_STATUS_INVALID_VALUE";
         case 4:
+            *length = 29;
             return "CUSOLVER_STATUS_ARCH_MISMATCH";
         case 5:
+            *length = 29;
             return "CUSOLVER_STATUS_MAPPING_ERROR";
         case 6:
+            *length = 32;
             return "CUSOLVER_STATUS_EXECUTION_FAILED";
         case 7:
+            *length = 30;
             return "CUSOLVER_STATUS_INTERNAL_ERROR";
         case 8:
+            *length = 41;
             return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
         case 9:
+            *length = 29;
             return "CUSOLVER_STATUS_NOT_SUPPORTED";
         case 10:
+            *length = 26;
             return "CUSOLVER_STATUS_ZERO_PIVOT";
         case 11:
+            *length = 31;
             return "CUSOLVER_STATUS_INVALID_LICENSE";
         case 12:
+            *length = 42;
             return "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED";
         case 13:
+            *length = 34;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID";
         case 14:
+            *length = 39;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC";
         case 15:
+            *length = 41;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE";
         case 16:
+            *length = 42;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER";
         case 20:
+            *length = 34;
             return "CUSOLVER_STATUS_IRS_INTERNAL_ERROR";
         case 21:
+            *length = 33;
             return "CUSOLVER_STATUS_IRS_NOT_SUPPORTED";
         case 22:
+            *length = 32;
             return "CUSOLVER_STATUS_IRS_OUT_OF_RANGE";
         case 23:
+            *length = 55;
             return "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES";
         case 25:
+            *length = 41;
             return "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED";
         case 26:
+            *length = 39;
             return "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED";
         case 30:
+            *length = 35;
             return "CUSOLVER_STATUS_IRS_MATRIX_SINGULAR";
         case 31:
+            *length = 33;
             return "CUSOLVER_STATUS_INVALID_WORKSPACE";
         default:
             return NULL;
@@ -192,54 +269,79 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUSOLVERMG:
         switch (status) {
         case 0:
+            *length = 23;
             return "CUSOLVER_STATUS_SUCCESS";
         case 1:
+            *length = 31;
             return "CUSOLVER_STATUS_NOT_INITIALIZED";
         case 2:
+            *length = 28;
             return "CUSOLVER_STATUS_ALLOC_FAILED";
         case 3:
+            *length = 29;
             return "CUSOLVER_STATUS_INVALID_VALUE";
         case 4:
+            *length = 29;
             return "CUSOLVER_STATUS_ARCH_MISMATCH";
         case 5:
+            *length = 29;
             return "CUSOLVER_STATUS_MAPPING_ERROR";
         case 6:
+            *length = 32;
             return "CUSOLVER_STATUS_EXECUTION_FAILED";
         case 7:
+            *length = 30;
             return "CUSOLVER_STATUS_INTERNAL_ERROR";
         case 8:
+            *length = 41;
             return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
         case 9:
+            *length = 29;
             return "CUSOLVER_STATUS_NOT_SUPPORTED";
         case 10:
+            *length = 26;
             return "CUSOLVER_STATUS_ZERO_PIVOT";
         case 11:
+            *length = 31;
             return "CUSOLVER_STATUS_INVALID_LICENSE";
         case 12:
+            *length = 42;
             return "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED";
         case 13:
+            *length = 34;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID";
         case 14:
+            *length = 39;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC";
         case 15:
+            *length = 41;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE";
         case 16:
+            *length = 42;
             return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER";
         case 20:
+            *length = 34;
             return "CUSOLVER_STATUS_IRS_INTERNAL_ERROR";
         case 21:
+            *length = 33;
             return "CUSOLVER_STATUS_IRS_NOT_SUPPORTED";
         case 22:
+            *length = 32;
             return "CUSOLVER_STATUS_IRS_OUT_OF_RANGE";
         case 23:
+            *length = 55;
             return "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES";
         case 25:
+            *length = 41;
             return "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED";
         case 26:
+            *length = 39;
             return "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED";
         case 30:
+            *length = 35;
             return "CUSOLVER_STATUS_IRS_MATRIX_SINGULAR";
         case 31:
+            *length = 33;
             return "CUSOLVER_STATUS_INVALID_WORKSPACE";
         default:
             return NULL;
@@ -247,28 +349,40 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUSPARSE:
         switch (status) {
         case 0:
+            *length = 23;
             return "CUSPARSE_STATUS_SUCCESS";
         case 1:
+            *length = 31;
             return "CUSPARSE_STATUS_NOT_INITIALIZED";
         case 2:
+            *length = 28;
             return "CUSPARSE_STATUS_ALLOC_FAILED";
         case 3:
+            *length = 29;
             return "CUSPARSE_STATUS_INVALID_VALUE";
         case 4:
+            *length = 29;
             return "CUSPARSE_STATUS_ARCH_MISMATCH";
         case 5:
+            *length = 29;
             return "CUSPARSE_STATUS_MAPPING_ERROR";
         case 6:
+            *length = 32;
             return "CUSPARSE_STATUS_EXECUTION_FAILED";
         case 7:
+            *length = 30;
             return "CUSPARSE_STATUS_INTERNAL_ERROR";
         case 8:
+            *length = 41;
             return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
         case 9:
+            *length = 26;
             return "CUSPARSE_STATUS_ZERO_PIVOT";
         case 10:
+            *length = 29;
             return "CUSPARSE_STATUS_NOT_SUPPORTED";
         case 11:
+            *length = 38;
             return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
         default:
             return NULL;
@@ -276,272 +390,406 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_RUNTIME:
         switch (status) {
         case 0:
+            *length = 11;
             return "cudaSuccess";
         case 1:
+            *length = 21;
             return "cudaErrorInvalidValue";
         case 2:
+            *length = 25;
             return "cudaErrorMemoryAllocation";
         case 3:
+            *length = 28;
             return "cudaErrorInitializationError";
         case 4:
+            *length = 24;
             return "cudaErrorCudartUnloading";
         case 5:
+            *length = 25;
             return "cudaErrorProfilerDisabled";
         case 6:
+            *length = 31;
             return "cudaErrorProfilerNotInitialized";
         case 7:
+            *length = 31;
             return "cudaErrorProfilerAlreadyStarted";
         case 8:
+            *length = 31;
             return "cudaErrorProfilerAlreadyStopped";
         case 9:
+            *length = 29;
             return "cudaErrorInvalidConfiguration";
         case 12:
+            *length = 26;
             return "cudaErrorInvalidPitchValue";
         case 13:
+            *length = 22;
             return "cudaErrorInvalidSymbol";
         case 16:
+            *length = 27;
             return "cudaErrorInvalidHostPointer";
         case 17:
+            *length = 29;
             return "cudaErrorInvalidDevicePointer";
         case 18:
+            *length = 23;
             return "cudaErrorInvalidTexture";
         case 19:
+            *length = 30;
             return "cudaErrorInvalidTextureBinding";
         case 20:
+            *length = 33;
             return "cudaErrorInvalidChannelDescriptor";
         case 21:
+            *length = 31;
             return "cudaErrorInvalidMemcpyDirection";
         case 22:
+            *length = 26;
             return "cudaErrorAddressOfConstant";
         case 23:
+            *length = 27;
             return "cudaErrorTextureFetchFailed";
         case 24:
+            *length = 24;
             return "cudaErrorTextureNotBound";
         case 25:
+            *length = 29;
             return "cudaErrorSynchronizationError";
         case 26:
+            *length = 29;
             return "cudaErrorInvalidFilterSetting";
         case 27:
+            *length = 27;
             return "cudaErrorInvalidNormSetting";
         case 28:
+            *length = 29;
             return "cudaErrorMixedDeviceExecution";
         case 31:
+            *length = 26;
             return "cudaErrorNotYetImplemented";
         case 32:
+            *length = 28;
             return "cudaErrorMemoryValueTooLarge";
         case 34:
+            *length = 20;
             return "cudaErrorStubLibrary";
         case 35:
+            *length = 27;
             return "cudaErrorInsufficientDriver";
         case 36:
+            *length = 32;
             return "cudaErrorCallRequiresNewerDriver";
         case 37:
+            *length = 23;
             return "cudaErrorInvalidSurface";
         case 43:
+            *length = 30;
             return "cudaErrorDuplicateVariableName";
         case 44:
+            *length = 29;
             return "cudaErrorDuplicateTextureName";
         case 45:
+            *length = 29;
             return "cudaErrorDuplicateSurfaceName";
         case 46:
+            *length = 27;
             return "cudaErrorDevicesUnavailable";
         case 49:
+            *length = 34;
             return "cudaErrorIncompatibleDriverContext";
         case 52:
+            *length = 29;
             return "cudaErrorMissingConfiguration";
         case 53:
+            *length = 27;
             return "cudaErrorPriorLaunchFailure";
         case 65:
+            *length = 31;
             return "cudaErrorLaunchMaxDepthExceeded";
         case 66:
+            *length = 28;
             return "cudaErrorLaunchFileScopedTex";
         case 67:
+            *length = 29;
             return "cudaErrorLaunchFileScopedSurf";
         case 68:
+            *length = 26;
             return "cudaErrorSyncDepthExceeded";
         case 69:
+            *length = 35;
             return "cudaErrorLaunchPendingCountExceeded";
         case 98:
+            *length = 30;
             return "cudaErrorInvalidDeviceFunction";
         case 100:
+            *length = 17;
             return "cudaErrorNoDevice";
         case 101:
+            *length = 22;
             return "cudaErrorInvalidDevice";
         case 102:
+            *length = 26;
             return "cudaErrorDeviceNotLicensed";
         case 103:
+            *length = 39;
             return "cudaErrorSoftwareValidityNotEstablished";
         case 127:
+            *length = 23;
             return "cudaErrorStartupFailure";
         case 200:
+            *length = 27;
             return "cudaErrorInvalidKernelImage";
         case 201:
+            *length = 28;
             return "cudaErrorDeviceUninitialized";
         case 205:
+            *length = 30;
             return "cudaErrorMapBufferObjectFailed";
         case 206:
+            *length = 32;
             return "cudaErrorUnmapBufferObjectFailed";
         case 207:
+            *length = 22;
             return "cudaErrorArrayIsMapped";
         case 208:
+            *length = 22;
             return "cudaErrorAlreadyMapped";
         case 209:
+            *length = 31;
             return "cudaErrorNoKernelImageForDevice";
         case 210:
+            *length = 24;
             return "cudaErrorAlreadyAcquired";
         case 211:
+            *length = 18;
             return "cudaErrorNotMapped";
         case 212:
+            *length = 25;
             return "cudaErrorNotMappedAsArray";
         case 213:
+            *length = 27;
             return "cudaErrorNotMappedAsPointer";
         case 214:
+            *length = 25;
             return "cudaErrorECCUncorrectable";
         case 215:
+            *length = 25;
             return "cudaErrorUnsupportedLimit";
         case 216:
+            *length = 27;
             return "cudaErrorDeviceAlreadyInUse";
         case 217:
+            *length = 30;
             return "cudaErrorPeerAccessUnsupported";
         case 218:
+            *length = 19;
             return "cudaErrorInvalidPtx";
         case 219:
+            *length = 31;
             return "cudaErrorInvalidGraphicsContext";
         case 220:
+            *length = 28;
             return "cudaErrorNvlinkUncorrectable";
         case 221:
+            *length = 28;
             return "cudaErrorJitCompilerNotFound";
         case 222:
+            *length = 30;
             return "cudaErrorUnsupportedPtxVersion";
         case 223:
+            *length = 31;
             return "cudaErrorJitCompilationDisabled";
         case 224:
+            *length = 32;
             return "cudaErrorUnsupportedExecAffinity";
         case 225:
+            *length = 31;
             return "cudaErrorUnsupportedDevSideSync";
         case 226:
+            *length = 18;
             return "cudaErrorContained";
         case 300:
+            *length = 22;
             return "cudaErrorInvalidSource";
         case 301:
+            *length = 21;
             return "cudaErrorFileNotFound";
         case 302:
+            *length = 35;
             return "cudaErrorSharedObjectSymbolNotFound";
         case 303:
+            *length = 31;
             return "cudaErrorSharedObjectInitFailed";
         case 304:
+            *length = 24;
             return "cudaErrorOperatingSystem";
         case 400:
+            *length = 30;
             return "cudaErrorInvalidResourceHandle";
         case 401:
+            *length = 21;
             return "cudaErrorIllegalState";
         case 402:
+            *length = 19;
             return "cudaErrorLossyQuery";
         case 500:
+            *length = 23;
             return "cudaErrorSymbolNotFound";
         case 600:
+            *length = 17;
             return "cudaErrorNotReady";
         case 700:
+            *length = 23;
             return "cudaErrorIllegalAddress";
         case 701:
+            *length = 29;
             return "cudaErrorLaunchOutOfResources";
         case 702:
+            *length = 22;
             return "cudaErrorLaunchTimeout";
         case 703:
+            *length = 36;
             return "cudaErrorLaunchIncompatibleTexturing";
         case 704:
+            *length = 33;
             return "cudaErrorPeerAccessAlreadyEnabled";
         case 705:
+            *length = 29;
             return "cudaErrorPeerAccessNotEnabled";
         case 708:
+            *length = 27;
             return "cudaErrorSetOnActiveProcess";
         case 709:
+            *length = 27;
             return "cudaErrorContextIsDestroyed";
         case 710:
+            *length = 15;
             return "cudaErrorAssert";
         case 711:
+            *length = 21;
             return "cudaErrorTooManyPeers";
         case 712:
+            *length = 36;
             return "cudaErrorHostMemoryAlreadyRegistered";
         case 713:
+            *length = 32;
             return "cudaErrorHostMemoryNotRegistered";
         case 714:
+            *length = 27;
             return "cudaErrorHardwareStackError";
         case 715:
+            *length = 27;
             return "cudaErrorIllegalInstruction";
         case 716:
+            *length = 26;
             return "cudaErrorMisalignedAddress";
         case 717:
+            *length = 28;
             return "cudaErrorInvalidAddressSpace";
         case 718:
+            *length = 18;
             return "cudaErrorInvalidPc";
         case 719:
+            *length = 22;
             return "cudaErrorLaunchFailure";
         case 720:
+            *length = 34;
             return "cudaErrorCooperativeLaunchTooLarge";
         case 721:
+            *length = 25;
             return "cudaErrorTensorMemoryLeak";
         case 800:
+            *length = 21;
             return "cudaErrorNotPermitted";
         case 801:
+            *length = 21;
             return "cudaErrorNotSupported";
         case 802:
+            *length = 23;
             return "cudaErrorSystemNotReady";
         case 803:
+            *length = 29;
             return "cudaErrorSystemDriverMismatch";
         case 804:
+            *length = 35;
             return "cudaErrorCompatNotSupportedOnDevice";
         case 805:
+            *length = 28;
             return "cudaErrorMpsConnectionFailed";
         case 806:
+            *length = 22;
             return "cudaErrorMpsRpcFailure";
         case 807:
+            *length = 26;
             return "cudaErrorMpsServerNotReady";
         case 808:
+            *length = 29;
             return "cudaErrorMpsMaxClientsReached";
         case 809:
+            *length = 33;
             return "cudaErrorMpsMaxConnectionsReached";
         case 810:
+            *length = 28;
             return "cudaErrorMpsClientTerminated";
         case 811:
+            *length = 24;
             return "cudaErrorCdpNotSupported";
         case 812:
+            *length = 27;
             return "cudaErrorCdpVersionMismatch";
         case 900:
+            *length = 33;
             return "cudaErrorStreamCaptureUnsupported";
         case 901:
+            *length = 33;
             return "cudaErrorStreamCaptureInvalidated";
         case 902:
+            *length = 27;
             return "cudaErrorStreamCaptureMerge";
         case 903:
+            *length = 31;
             return "cudaErrorStreamCaptureUnmatched";
         case 904:
+            *length = 30;
             return "cudaErrorStreamCaptureUnjoined";
         case 905:
+            *length = 31;
             return "cudaErrorStreamCaptureIsolation";
         case 906:
+            *length = 30;
             return "cudaErrorStreamCaptureImplicit";
         case 907:
+            *length = 22;
             return "cudaErrorCapturedEvent";
         case 908:
+            *length = 33;
             return "cudaErrorStreamCaptureWrongThread";
         case 909:
+            *length = 16;
             return "cudaErrorTimeout";
         case 910:
+            *length = 31;
             return "cudaErrorGraphExecUpdateFailure";
         case 911:
+            *length = 23;
             return "cudaErrorExternalDevice";
         case 912:
+            *length = 27;
             return "cudaErrorInvalidClusterSize";
         case 913:
+            *length = 26;
             return "cudaErrorFunctionNotLoaded";
         case 914:
+            *length = 28;
             return "cudaErrorInvalidResourceType";
         case 915:
+            *length = 37;
             return "cudaErrorInvalidResourceConfiguration";
         case 999:
+            *length = 16;
             return "cudaErrorUnknown";
         case 10000:
+            *length = 23;
             return "cudaErrorApiFailureBase";
         default:
             return NULL;
@@ -549,206 +797,307 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_DRIVER:
         switch (status) {
         case 0:
+            *length = 12;
             return "CUDA_SUCCESS";
         case 1:
+            *length = 24;
             return "CUDA_ERROR_INVALID_VALUE";
         case 2:
+            *length = 24;
             return "CUDA_ERROR_OUT_OF_MEMORY";
         case 3:
+            *length = 26;
             return "CUDA_ERROR_NOT_INITIALIZED";
         case 4:
+            *length = 24;
             return "CUDA_ERROR_DEINITIALIZED";
         case 5:
+            *length = 28;
             return "CUDA_ERROR_PROFILER_DISABLED";
         case 6:
+            *length = 35;
             return "CUDA_ERROR_PROFILER_NOT_INITIALIZED";
         case 7:
+            *length = 35;
             return "CUDA_ERROR_PROFILER_ALREADY_STARTED";
         case 8:
+            *length = 35;
             return "CUDA_ERROR_PROFILER_ALREADY_STOPPED";
         case 34:
+            *length = 23;
             return "CUDA_ERROR_STUB_LIBRARY";
         case 36:
+            *length = 37;
             return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
         case 46:
+            *length = 29;
             return "CUDA_ERROR_DEVICE_UNAVAILABLE";
         case 100:
+            *length = 20;
             return "CUDA_ERROR_NO_DEVICE";
         case 101:
+            *length = 25;
             return "CUDA_ERROR_INVALID_DEVICE";
         case 102:
+            *length = 30;
             return "CUDA_ERROR_DEVICE_NOT_LICENSED";
         case 200:
+            *length = 24;
             return "CUDA_ERROR_INVALID_IMAGE";
         case 201:
+            *length = 26;
             return "CUDA_ERROR_INVALID_CONTEXT";
         case 202:
+            *length = 34;
             return "CUDA_ERROR_CONTEXT_ALREADY_CURRENT";
         case 205:
+            *length = 21;
             return "CUDA_ERROR_MAP_FAILED";
         case 206:
+            *length = 23;
             return "CUDA_ERROR_UNMAP_FAILED";
         case 207:
+            *length = 26;
             return "CUDA_ERROR_ARRAY_IS_MAPPED";
         case 208:
+            *length = 25;
             return "CUDA_ERROR_ALREADY_MAPPED";
         case 209:
+            *length = 28;
             return "CUDA_ERROR_NO_BINARY_FOR_GPU";
         case 210:
+            *length = 27;
             return "CUDA_ERROR_ALREADY_ACQUIRED";
         case 211:
+            *length = 21;
             return "CUDA_ERROR_NOT_MAPPED";
         case 212:
+            *length = 30;
             return "CUDA_ERROR_NOT_MAPPED_AS_ARRAY";
         case 213:
+            *length = 32;
             return "CUDA_ERROR_NOT_MAPPED_AS_POINTER";
         case 214:
+            *length = 28;
             return "CUDA_ERROR_ECC_UNCORRECTABLE";
         case 215:
+            *length = 28;
             return "CUDA_ERROR_UNSUPPORTED_LIMIT";
         case 216:
+            *length = 33;
             return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
         case 217:
+            *length = 34;
             return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
         case 218:
+            *length = 22;
             return "CUDA_ERROR_INVALID_PTX";
         case 219:
+            *length = 35;
             return "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT";
         case 220:
+            *length = 31;
             return "CUDA_ERROR_NVLINK_UNCORRECTABLE";
         case 221:
+            *length = 33;
             return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
         case 222:
+            *length = 34;
             return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
         case 223:
+            *length = 35;
             return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
         case 224:
+            *length = 36;
             return "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY";
         case 225:
+            *length = 35;
             return "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC";
         case 226:
+            *length = 20;
             return "CUDA_ERROR_CONTAINED";
         case 300:
+            *length = 25;
             return "CUDA_ERROR_INVALID_SOURCE";
         case 301:
+            *length = 25;
             return "CUDA_ERROR_FILE_NOT_FOUND";
         case 302:
+            *length = 41;
             return "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND";
         case 303:
+            *length = 36;
             return "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED";
         case 304:
+            *length = 27;
             return "CUDA_ERROR_OPERATING_SYSTEM";
         case 400:
+            *length = 25;
             return "CUDA_ERROR_INVALID_HANDLE";
         case 401:
+            *length = 24;
             return "CUDA_ERROR_ILLEGAL_STATE";
         case 402:
+            *length = 22;
             return "CUDA_ERROR_LOSSY_QUERY";
         case 500:
+            *length = 20;
             return "CUDA_ERROR_NOT_FOUND";
         case 600:
+            *length = 20;
             return "CUDA_ERROR_NOT_READY";
         case 700:
+            *length = 26;
             return "CUDA_ERROR_ILLEGAL_ADDRESS";
         case 701:
+            *length = 34;
             return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
         case 702:
+            *length = 25;
             return "CUDA_ERROR_LAUNCH_TIMEOUT";
         case 703:
+            *length = 40;
             return "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING";
         case 704:
+            *length = 38;
             return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
         case 705:
+            *length = 34;
             return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
         case 708:
+            *length = 33;
             return "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE";
         case 709:
+            *length = 31;
             return "CUDA_ERROR_CONTEXT_IS_DESTROYED";
         case 710:
+            *length = 17;
             return "CUDA_ERROR_ASSERT";
         case 711:
+            *length = 25;
             return "CUDA_ERROR_TOO_MANY_PEERS";
         case 712:
+            *length = 41;
             return "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
         case 713:
+            *length = 37;
             return "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED";
         case 714:
+            *length = 31;
             return "CUDA_ERROR_HARDWARE_STACK_ERROR";
         case 715:
+            *length = 30;
             return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
         case 716:
+            *length = 29;
             return "CUDA_ERROR_MISALIGNED_ADDRESS";
         case 717:
+            *length = 32;
             return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
         case 718:
+            *length = 21;
             return "CUDA_ERROR_INVALID_PC";
         case 719:
+            *length = 24;
             return "CUDA_ERROR_LAUNCH_FAILED";
         case 720:
+            *length = 39;
             return "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
         case 721:
+            *length = 29;
             return "CUDA_ERROR_TENSOR_MEMORY_LEAK";
         case 800:
+            *length = 24;
             return "CUDA_ERROR_NOT_PERMITTED";
         case 801:
+            *length = 24;
             return "CUDA_ERROR_NOT_SUPPORTED";
         case 802:
+            *length = 27;
             return "CUDA_ERROR_SYSTEM_NOT_READY";
         case 803:
+            *length = 33;
             return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
         case 804:
+            *length = 41;
             return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
         case 805:
+            *length = 32;
             return "CUDA_ERROR_MPS_CONNECTION_FAILED";
         case 806:
+            *length = 26;
             return "CUDA_ERROR_MPS_RPC_FAILURE";
         case 807:
+            *length = 31;
             return "CUDA_ERROR_MPS_SERVER_NOT_READY";
         case 808:
+            *length = 34;
             return "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED";
         case 809:
+            *length = 38;
             return "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED";
         case 810:
+            *length = 32;
             return "CUDA_ERROR_MPS_CLIENT_TERMINATED";
         case 811:
+            *length = 28;
             return "CUDA_ERROR_CDP_NOT_SUPPORTED";
         case 812:
+            *length = 31;
             return "CUDA_ERROR_CDP_VERSION_MISMATCH";
         case 900:
+            *length = 37;
             return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
         case 901:
+            *length = 37;
             return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
         case 902:
+            *length = 31;
             return "CUDA_ERROR_STREAM_CAPTURE_MERGE";
         case 903:
+            *length = 35;
             return "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED";
         case 904:
+            *length = 34;
             return "CUDA_ERROR_STREAM_CAPTURE_UNJOINED";
         case 905:
+            *length = 35;
             return "CUDA_ERROR_STREAM_CAPTURE_ISOLATION";
         case 906:
+            *length = 34;
             return "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT";
         case 907:
+            *length = 25;
             return "CUDA_ERROR_CAPTURED_EVENT";
         case 908:
+            *length = 38;
             return "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD";
         case 909:
+            *length = 18;
             return "CUDA_ERROR_TIMEOUT";
         case 910:
+            *length = 36;
             return "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE";
         case 911:
+            *length = 26;
             return "CUDA_ERROR_EXTERNAL_DEVICE";
         case 912:
+            *length = 31;
             return "CUDA_ERROR_INVALID_CLUSTER_SIZE";
         case 913:
+            *length = 30;
             return "CUDA_ERROR_FUNCTION_NOT_LOADED";
         case 914:
+            *length = 32;
             return "CUDA_ERROR_INVALID_RESOURCE_TYPE";
         case 915:
+            *length = 41;
             return "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION";
         case 916:
+            *length = 23;
             return "CUDA_ERROR_KEY_ROTATION";
         case 999:
+            *length = 18;
             return "CUDA_ERROR_UNKNOWN";
         default:
             return NULL;
@@ -756,40 +1105,58 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_NVRTC:
         switch (status) {
         case 0:
+            *length = 13;
             return "NVRTC_SUCCESS";
         case 1:
+            *length = 25;
             return "NVRTC_ERROR_OUT_OF_MEMORY";
         case 2:
+            *length = 36;
             return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
         case 3:
+            *length = 25;
             return "NVRTC_ERROR_INVALID_INPUT";
         case 4:
+            *length = 27;
             return "NVRTC_ERROR_INVALID_PROGRAM";
         case 5:
+            *length = 26;
             return "NVRTC_ERROR_INVALID_OPTION";
         case 6:
+            *length = 23;
             return "NVRTC_ERROR_COMPILATION";
         case 7:
+            *length = 37;
             return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
         case 8:
+            *length = 49;
             return "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION";
         case 9:
+            *length = 47;
             return "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION";
         case 10:
+            *length = 37;
             return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
         case 11:
+            *length = 26;
             return "NVRTC_ERROR_INTERNAL_ERROR";
         case 12:
+            *length = 34;
             return "NVRTC_ERROR_TIME_FILE_WRITE_FAILED";
         case 13:
+            *length = 35;
             return "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED";
         case 14:
+            *length = 37;
             return "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED";
         case 15:
+            *length = 22;
             return "NVRTC_ERROR_PCH_CREATE";
         case 16:
+            *length = 21;
             return "NVRTC_ERROR_CANCELLED";
         case 17:
+            *length = 40;
             return "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED";
         default:
             return NULL;
@@ -797,42 +1164,61 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_NVJITLINK:
         switch (status) {
         case 0:
+            *length = 17;
             return "NVJITLINK_SUCCESS";
         case 1:
+            *length = 35;
             return "NVJITLINK_ERROR_UNRECOGNIZED_OPTION";
         case 2:
+            *length = 28;
             return "NVJITLINK_ERROR_MISSING_ARCH";
         case 3:
+            *length = 29;
             return "NVJITLINK_ERROR_INVALID_INPUT";
         case 4:
+            *length = 27;
             return "NVJITLINK_ERROR_PTX_COMPILE";
         case 5:
+            *length = 28;
             return "NVJITLINK_ERROR_NVVM_COMPILE";
         case 6:
+            *length = 24;
             return "NVJITLINK_ERROR_INTERNAL";
         case 7:
+            *length = 26;
             return "NVJITLINK_ERROR_THREADPOOL";
         case 8:
+            *length = 34;
             return "NVJITLINK_ERROR_UNRECOGNIZED_INPUT";
         case 9:
+            *length = 24;
             return "NVJITLINK_ERROR_FINALIZE";
         case 10:
+            *length = 26;
             return "NVJITLINK_ERROR_NULL_INPUT";
         case 11:
+            *length = 36;
             return "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS";
         case 12:
+            *length = 36;
             return "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE";
         case 13:
+            *length = 29;
             return "NVJITLINK_ERROR_ARCH_MISMATCH";
         case 14:
+            *length = 32;
             return "NVJITLINK_ERROR_OUTDATED_LIBRARY";
         case 15:
+            *length = 30;
             return "NVJITLINK_ERROR_MISSING_FATBIN";
         case 16:
+            *length = 33;
             return "NVJITLINK_ERROR_UNRECOGNIZED_ARCH";
         case 17:
+            *length = 32;
             return "NVJITLINK_ERROR_UNSUPPORTED_ARCH";
         case 18:
+            *length = 31;
             return "NVJITLINK_ERROR_LTO_NOT_ENABLED";
         default:
             return NULL;
@@ -840,22 +1226,31 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_NCCL:
         switch (status) {
         case 0:
+            *length = 11;
             return "ncclSuccess";
         case 1:
+            *length = 22;
             return "ncclUnhandledCudaError";
         case 2:
+            *length = 15;
             return "ncclSystemError";
         case 3:
+            *length = 17;
             return "ncclInternalError";
         case 4:
+            *length = 19;
             return "ncclInvalidArgument";
         case 5:
+            *length = 16;
             return "ncclInvalidUsage";
         case 6:
+            *length = 15;
             return "ncclRemoteError";
         case 7:
+            *length = 14;
             return "ncclInProgress";
         case 8:
+            *length = 14;
             return "ncclNumResults";
         default:
             return NULL;
@@ -863,102 +1258,151 @@ const char *cubind_status_name(cubind_library library, int status)
     case CUBIND_LIB_CUDNN:
         switch (status) {
         case 0:
+            *length = 20;
             return "CUDNN_STATUS_SUCCESS";
         case 1001:
+            *length = 28;
             return "CUDNN_STATUS_NOT_INITIALIZED";
         case 1002:
+            *length = 40;
             return "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH";
         case 1003:
+            *length = 43;
             return "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH";
         case 1004:
+            *length = 23;
             return "CUDNN_STATUS_DEPRECATED";
         case 1005:
+            *length = 26;
             return "CUDNN_STATUS_LICENSE_ERROR";
         case 1006:
+            *length = 32;
             return "CUDNN_STATUS_RUNTIME_IN_PROGRESS";
         case 1007:
+            *length = 32;
             return "CUDNN_STATUS_RUNTIME_FP_OVERFLOW";
         case 1008:
+            *length = 38;
             return "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED";
         case 2000:
+            *length = 22;
             return "CUDNN_STATUS_BAD_PARAM";
         case 2002:
+            *length = 35;
             return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
         case 2003:
+            *length = 41;
             return "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER";
         case 2004:
+            *length = 36;
             return "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED";
         case 2005:
+            *length = 35;
             return "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND";
         case 2006:
+            *length = 40;
             return "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT";
         case 2007:
+            *length = 38;
             return "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH";
         case 2008:
+            *length = 37;
             return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
         case 2009:
+            *length = 41;
             return "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES";
         case 2010:
+            *length = 37;
             return "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE";
         case 2011:
+            *length = 42;
             return "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH";
         case 2012:
+            *length = 38;
             return "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE";
         case 3000:
+            *length = 26;
             return "CUDNN_STATUS_NOT_SUPPORTED";
         case 3001:
+            *length = 40;
             return "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN";
         case 3002:
+            *length = 32;
             return "CUDNN_STATUS_NOT_SUPPORTED_SHAPE";
         case 3003:
+            *length = 36;
             return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
         case 3004:
+            *length = 33;
             return "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT";
         case 3005:
+            *length = 51;
             return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER";
         case 3006:
+            *length = 46;
             return "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART";
         case 3007:
+            *length = 40;
             return "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH";
         case 3008:
+            *length = 55;
             return "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING";
         case 3009:
+            *length = 49;
             return "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE";
         case 3010:
+            *length = 53;
             return "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT";
         case 3011:
+            *length = 34;
             return "CUDNN_STATUS_NOT_SUPPORTED_PADDING";
         case 3012:
+            *length = 43;
             return "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM";
         case 3013:
+            *length = 48;
             return "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API";
         case 3014:
+            *length = 48;
             return "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE";
         case 4000:
+            *length = 27;
             return "CUDNN_STATUS_INTERNAL_ERROR";
         case 4001:
+            *length = 46;
             return "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED";
         case 4002:
+            *length = 44;
             return "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE";
         case 4003:
+            *length = 50;
             return "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED";
         case 4004:
+            *length = 52;
             return "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED";
         case 4005:
+            *length = 44;
             return "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM";
         case 4006:
+            *length = 51;
             return "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED";
         case 5000:
+            *length = 29;
             return "CUDNN_STATUS_EXECUTION_FAILED";
         case 5001:
+            *length = 41;
             return "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER";
         case 5002:
+            *length = 36;
             return "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS";
         case 5003:
+            *length = 36;
             return "CUDNN_STATUS_EXECUTION_FAILED_CUDART";
         case 5004:
+            *length = 36;
             return "CUDNN_STATUS_EXECUTION_FAILED_CURAND";
         case 2001:
+            *length = 26;
             return "CUDNN_STATUS_INVALID_VALUE";
         default:
             return NULL;
@@ -968,4 +1412,10 @@ const char *cubind_status_name(cubind_library library, int status)
         break;
     }
     return NULL;
+}
+
+const char *cubind_status_name(cubind_library library, int status)
+{
+    size_t length;
+    return cubind__status_name_length(library, status, &length);
 }
