@@ -614,12 +614,15 @@ static void reentry_handler(const cubind_error *error, void *user)
 {
     struct reentry_log *log = user;
     struct cubind_library_info info = {.size = sizeof info};
-    cubind_error_kind set;
+    cubind_error_kind set, kind = error->kind;
+    char function[128], message[512];
     if (in_reentry_handler) {
         atomic_fetch_add(&log->nested, 1);
         return;
     }
     in_reentry_handler = 1;
+    snprintf(function, sizeof function, "%s", error->function);
+    snprintf(message, sizeof message, "%.*s", (int)sizeof message - 1, error->message);
     if (atomic_fetch_add(&log->calls, 1) == 0) {
         log->first_kind = error->kind;
         log->first_status = error->status;
@@ -642,6 +645,10 @@ static void reentry_handler(const cubind_error *error, void *user)
     set = cubind_set_library_path(CUBIND_LIB_CUSPARSE, mock_path("libcusparse.so.12"));
     EXPECT_INNER(set == CUBIND_OK || set == CUBIND_ERROR_ALREADY_LOADED);
     EXPECT_INNER(cubind_cusparse_create(&(cusparseHandle_t){0}) == MOCK_STATUS);
+    EXPECT_INNER(cubind_last_error()->kind == CUBIND_ERROR_STATUS && cubind_last_error() != error);
+    /* the errors it caused went elsewhere: the handler's record is as it was given */
+    EXPECT_INNER(error->kind == kind && strcmp(error->function, function) == 0 &&
+                 strncmp(error->message, message, sizeof message - 1) == 0);
     cubind_set_error_handler(reentry_handler, user);
     cubind_clear_error();
     in_reentry_handler = 0;
