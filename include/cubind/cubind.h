@@ -30,7 +30,8 @@
  * CUBIND_TRACE=errors only failing calls (combinable: cublas,errors). Lines go to stderr, or to
  * the file CUBIND_TRACE_FILE names (opened once, appending); each is one write(), so threads'
  * lines never interleave. Both are read once, at the first wrapper call (secure_getenv too).
- * Off, a wrapper pays one relaxed atomic load and one predictable branch.
+ * Off, tracing costs a wrapper nothing: while it is on, cubind never caches the symbols a
+ * wrapper's hot path reads, so every call takes the wrapper's slow path, which traces.
  */
 #ifndef CUBIND_CUBIND_H
 #define CUBIND_CUBIND_H
@@ -72,7 +73,9 @@ typedef struct cubind_error {
 
 /*
  * Called, on the failing thread, after every error is recorded (statuses other than
- * success included). `error` is a copy, valid during the call. No cubind lock is held:
+ * success included). `error` is the thread's record, valid during the call; errors the handler
+ * causes do not change it (they go to a spare record, which cubind_last_error returns until the
+ * handler returns and which then becomes the thread's record). No cubind lock is held:
  * the handler may
  *   - call back into cubind (any function; errors it causes are recorded but do not call
  *     the handler again while it runs);
