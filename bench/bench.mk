@@ -32,10 +32,11 @@ $(BENCH_DIR)/cufft_bare: bench/cufft_bare.c bench/maps.h bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -ldl $(LDFLAGS_SAN)
 
-# The same empty program, not linked to libcubind and linked to it (never called: --no-as-needed).
+# The same empty program, not linked to libcubind and linked to it (never called: --no-as-needed),
+# both with the run path that finds build/lib: the difference is libcubind's, not the run path's.
 $(BENCH_DIR)/empty: bench/empty.c bench/bench.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS_SAN)
 $(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed $(BENCH_CUBIND_LIBS)
