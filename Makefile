@@ -101,14 +101,13 @@ $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(INCLUDES) -Iloader -c $< -o $@
 
-# -static-libgcc: the unwinder that tells whether an error handler is running (loader/error.c)
-# comes from libgcc_eh, linked in, rather than from libgcc_s, which every program linking
-# libcubind would otherwise load at start-up. -Bsymbolic-functions: calls inside libcubind to
-# its own exported functions are direct, not through its PLT.
+# -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
+# through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
+# needs it), so a program linking libcubind does not load it at start-up.
 $(LIBRARY_REAL): $(LIB_OBJECTS) $(VERSION_SCRIPT)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(VERSION_SCRIPT) -Wl,--no-undefined \
-	    -Wl,-Bsymbolic-functions -static-libgcc $(LDFLAGS_SAN) -o $@ $(LIB_OBJECTS) -ldl -lpthread
+	    -Wl,-Bsymbolic-functions $(LDFLAGS_SAN) -o $@ $(LIB_OBJECTS) -ldl -lpthread
 
 $(LIBRARY_SONAME): $(LIBRARY_REAL)
 	ln -sf $(REALNAME) $@
