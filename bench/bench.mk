@@ -51,3 +51,6 @@ bench-generate: deps-generator
 
 deps-bench:
 	@sh tools/install-deps.sh valgrind strace binutils
+
+# On the GPU (issue 8): make bench-gpu-build (test-bench-build builds it too), make bench-gpu.
+include bench/bench_gpu.mk

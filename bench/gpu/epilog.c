@@ -1,0 +1,545 @@
+/*
+ * bench/gpu/epilog.c - cuBLASLt's fused ReLU epilogues against the plain matmul and against separate
+ * kernels, on the GPU (issue 8, "On the GPU"; the nvmath-python blog of seed 002): fp16 inputs and
+ * outputs, fp32 compute (CUBLAS_COMPUTE_32F), the blog's A 65536 x 16384 times B 16384 x 8192.
+ *
+ * Column-major (cuBLAS's convention), M = 65536, N = 8192, K = 16384. A is stored K x M (lda K) and
+ * used transposed (TRANSA = T): the blog's row-major M x K weights. B is K x N (ldb K), D is M x N
+ * (ldd M). The bias and the bias gradient have M fp16 elements; the ReLU mask one bit per element of
+ * D (ld M, as cuBLASLt writes it).
+ *
+ *   forward   plain    D = A B                                         CUBLASLT_EPILOGUE_DEFAULT
+ *             fused    D = relu(A B + bias), mask = A B + bias > 0     CUBLASLT_EPILOGUE_RELU_AUX_BIAS
+ *             unfused  plain, then one kernel: bias + ReLU in place, writing the mask
+ *   backward  fused    D = (A B) .* mask, db = D summed over its N columns   CUBLASLT_EPILOGUE_DRELU_BGRAD
+ *             unfused  plain, then a kernel applying the mask in place and one summing D into db
+ * The backward multiplies the same A and B (a gradient product of the same shape and cost) and
+ * reads the fused forward's mask. The kernels: NVRTC -> CUBIN -> cuModuleLoadData, cuLaunchKernel.
+ * Every call goes through cubind; built with -DCUBIND_BENCH_DIRECT (direct.h) the same source calls
+ * NVIDIA's functions, linked directly.
+ *
+ * Algorithms: cublasLtMatmulAlgoGetHeuristic's first result with 64 MiB of workspace allowed.
+ * Timing: `warmup` rounds, then `runs` rounds; a round runs each variant once between two CUDA
+ * events (variants interleaved: each sees the same clocks and temperature). Median per variant;
+ * TFLOP/s = 2 M N K / time.
+ *
+ * Checks, after the timing: each variant runs once more on poisoned outputs (NaN, mask 0x55), then
+ * 256 sampled elements of D are compared with a CPU reference in double from the same inputs (a hash
+ * of the index: multiples of 1/64 in [-1, 1], the bias in [-8, 8]): |gpu - ref| <= 1e-3 (|AB| + |bias|)
+ * + 1e-6 sum |terms|; the mask bits on those samples (skipping any within that tolerance of 0);
+ * the bias gradient of 4 rows against the sum of the row of D the same run wrote.
+ *
+ * Usage: epilog [all | fused] [runs, default 25] [warm-up rounds, default 5]
+ *   all    the five variants: a Markdown table;
+ *   fused  the fused forward only, then one line "result median_ms=... tflops=... library=... algo=..."
+ *          (bench/gpu/run.sh runs the cubind and the direct build in alternation with it).
+ * Exit: 0 done, 1 CUDA error, 2 wrong result, 77 no GPU/driver.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_gpu.h"
+
+#define M 65536L
+#define N 8192L
+#define K 16384L
+#define WORKSPACE_BYTES ((size_t)64 << 20)
+#define MASK_BYTES ((size_t)(M * N / 8))
+enum { SAMPLES = 256, CHECKED_ROWS = 4, MAX_RUNS = 1000, SEED_A = 1, SEED_B = 2, SEED_BIAS = 3 };
+
+/* fp16 is handled as its bits (unsigned short): no cuda_fp16.h needed. One thread per 8 elements of D
+ * (16 bytes) and its mask byte: element i + j*M is bit (i + j*M) % 8 of mask byte (i + j*M) / 8. */
+static const char kernel_source[] =
+    "__device__ float h2f(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+    "__device__ unsigned short f2h(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+    "__device__ unsigned mix(unsigned x)\n"
+    "{ x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16; return x; }\n"
+    "union group { uint4 v; unsigned short h[8]; };\n"
+    "extern \"C\" __global__ void fill(unsigned short *out, unsigned long long n, unsigned seed, unsigned range)\n"
+    "{\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;\n"
+    "         i += (unsigned long long)gridDim.x * blockDim.x)\n"
+    "        out[i] = f2h((float)((int)(mix((unsigned)i + seed * 0x9e3779b9u) % (2 * range + 1)) - (int)range) / 64.0f);\n"
+    "}\n"
+    "extern \"C\" __global__ void bias_relu_mask(uint4 *d, const uint4 *bias, unsigned char *mask, unsigned m)\n"
+    "{\n"
+    "    unsigned long long g = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "    union group x, b;\n"
+    "    unsigned bits = 0;\n"
+    "    x.v = d[g];\n"
+    "    b.v = bias[(g % (m / 8))];\n"
+    "    for (int k = 0; k < 8; ++k) {\n"
+    "        float z = h2f(x.h[k]) + h2f(b.h[k]);\n"
+    "        bits |= (z > 0.0f) << k;\n"
+    "        x.h[k] = f2h(z > 0.0f ? z : 0.0f);\n"
+    "    }\n"
+    "    d[g] = x.v;\n"
+    "    mask[g] = (unsigned char)bits;\n"
+    "}\n"
+    "extern \"C\" __global__ void drelu(uint4 *d, const unsigned char *mask)\n"
+    "{\n"
+    "    unsigned long long g = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "    union group x;\n"
+    "    unsigned bits = mask[g];\n"
+    "    x.v = d[g];\n"
+    "    for (int k = 0; k < 8; ++k)\n"
+    "        if (!((bits >> k) & 1))\n"
+    "            x.h[k] = 0;\n"
+    "    d[g] = x.v;\n"
+    "}\n"
+    "/* Blocks of 32 x 8 threads: 32 rows; thread y sums the columns y, y + 8, ...; then the 8 partial sums. */\n"
+    "extern \"C\" __global__ void bias_grad(const unsigned short *d, unsigned short *db, unsigned m, unsigned n)\n"
+    "{\n"
+    "    __shared__ float part[8][32];\n"
+    "    unsigned i = blockIdx.x * 32 + threadIdx.x;\n"
+    "    float s = 0.0f;\n"
+    "#pragma unroll 8\n"
+    "    for (unsigned j = threadIdx.y; j < n; j += 8)\n"
+    "        s += h2f(d[i + (unsigned long long)j * m]);\n"
+    "    part[threadIdx.y][threadIdx.x] = s;\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.y == 0) {\n"
+    "        for (int k = 1; k < 8; ++k)\n"
+    "            s += part[k][threadIdx.x];\n"
+    "        db[i] = f2h(s);\n"
+    "    }\n"
+    "}\n";
+
+enum after { AFTER_NOTHING, AFTER_BIAS_RELU_MASK, AFTER_DRELU_BGRAD };
+
+struct variant {
+    const char *direction, *name, *what;
+    cublasLtEpilogue_t epilogue;
+    enum after after;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatmulHeuristicResult_t heuristic;
+    char algo[160];
+    double ms[MAX_RUNS], median_ms;
+};
+
+#define VARIANT(direction_, name_, what_, epilogue_, after_) \
+    {.direction = direction_, .name = name_, .what = what_, .epilogue = epilogue_, .after = after_}
+static struct variant variants[] = {
+    VARIANT("forward", "plain", "`DEFAULT`", CUBLASLT_EPILOGUE_DEFAULT, AFTER_NOTHING),
+    VARIANT("forward", "fused", "`RELU_AUX_BIAS`", CUBLASLT_EPILOGUE_RELU_AUX_BIAS, AFTER_NOTHING),
+    VARIANT("forward", "unfused", "`DEFAULT` + bias/ReLU/mask kernel", CUBLASLT_EPILOGUE_DEFAULT,
+            AFTER_BIAS_RELU_MASK),
+    VARIANT("backward", "fused", "`DRELU_BGRAD`", CUBLASLT_EPILOGUE_DRELU_BGRAD, AFTER_NOTHING),
+    VARIANT("backward", "unfused", "`DEFAULT` + dReLU kernel + bias-gradient kernel", CUBLASLT_EPILOGUE_DEFAULT,
+            AFTER_DRELU_BGRAD),
+};
+enum { PLAIN, FUSED_FORWARD, UNFUSED_FORWARD, FUSED_BACKWARD, UNFUSED_BACKWARD, VARIANTS };
+
+static cublasLtHandle_t lt;
+static cublasLtMatrixLayout_t a_layout, b_layout, d_layout;
+static void *a, *b, *d, *bias, *db, *mask_fused, *mask_unfused, *workspace;
+static CUfunction fill_kernel, bias_relu_mask_kernel, drelu_kernel, bias_grad_kernel;
+static unsigned m_arg = (unsigned)M, n_arg = (unsigned)N;
+
+/* The inputs, on the host as on the GPU (the fill kernel): an integer in [-range, range] over 64. */
+static uint32_t mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+static double value(uint32_t seed, uint32_t index, uint32_t range)
+{
+    return (double)((int)(mix(index + seed * 0x9e3779b9u) % (2 * range + 1)) - (int)range) / 64.0;
+}
+static double a_at(long i, long l) { return value(SEED_A, (uint32_t)(l + i * K), 64); } /* (A)(i, l), stored K x M */
+static double b_at(long l, long j) { return value(SEED_B, (uint32_t)(l + j * K), 64); }
+static double bias_at(long i) { return value(SEED_BIAS, (uint32_t)i, 512); }
+
+static double from_half(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    double v = exp == 0 ? ldexp(h & 0x3ff, -24)
+               : exp == 31 ? ((h & 0x3ff) ? NAN : INFINITY)
+                           : ldexp((h & 0x3ff) + 1024, exp - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* The file of the libcublasLt this process loaded (/proc/self/maps): both builds must time the same one. */
+static void loaded_cublaslt(char *path, size_t size)
+{
+    char line[4096];
+    FILE *maps = fopen("/proc/self/maps", "r");
+    snprintf(path, size, "?");
+    while (maps && fgets(line, sizeof line, maps)) {
+        char *file = strchr(line, '/');
+        if (file && strstr(file, "/libcublasLt.so")) {
+            file[strcspn(file, "\n")] = '\0';
+            snprintf(path, size, "%s", file);
+            break;
+        }
+    }
+    if (maps)
+        fclose(maps);
+}
+
+static void launch(CUfunction f, unsigned blocks, unsigned threads_x, unsigned threads_y, void **args)
+{
+    CHECK(cubind_driver_launch_kernel(f, blocks, 1, 1, threads_x, threads_y, 1, 0, NULL, args, NULL));
+}
+
+/* NVRTC -> CUBIN for this GPU (sm_XY) -> module; the four kernels. */
+static void load_kernels(CUdevice device)
+{
+    int major, minor;
+    char arch[64];
+    const char *options[] = {arch};
+    nvrtcProgram prog;
+    nvrtcResult status;
+    size_t size;
+    char *cubin;
+    CUmodule module;
+
+    CHECK(cubind_driver_device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+    CHECK(cubind_driver_device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
+    CHECK(cubind_nvrtc_create_program(&prog, kernel_source, "epilog_kernels.cu", 0, NULL, NULL));
+    status = cubind_nvrtc_compile_program(prog, 1, options);
+    if (status != NVRTC_SUCCESS) {
+        char *log;
+        CHECK(cubind_nvrtc_get_program_log_size(prog, &size));
+        log = malloc(size + 1);
+        if (log && cubind_nvrtc_get_program_log(prog, log) == NVRTC_SUCCESS)
+            fprintf(stderr, "NVRTC log:\n%s\n", log);
+        free(log);
+        CHECK(status);
+    }
+    CHECK(cubind_nvrtc_get_cubin_size(prog, &size));
+    cubin = malloc(size);
+    if (!cubin)
+        exit(EXIT_ERROR);
+    CHECK(cubind_nvrtc_get_cubin(prog, cubin));
+    CHECK(cubind_nvrtc_destroy_program(&prog));
+    CHECK(cubind_driver_module_load_data(&module, cubin)); /* kept loaded until the process ends */
+    free(cubin);
+    CHECK(cubind_driver_module_get_function(&fill_kernel, module, "fill"));
+    CHECK(cubind_driver_module_get_function(&bias_relu_mask_kernel, module, "bias_relu_mask"));
+    CHECK(cubind_driver_module_get_function(&drelu_kernel, module, "drelu"));
+    CHECK(cubind_driver_module_get_function(&bias_grad_kernel, module, "bias_grad"));
+}
+
+static void fill(void *buffer, unsigned long long count, unsigned seed, unsigned range)
+{
+    void *args[] = {&buffer, &count, &seed, &range};
+    launch(fill_kernel, 1024, 256, 1, args);
+}
+
+/* A configuration value of the algorithm (-1 if cuBLASLt does not give it); x86-64 is little-endian. */
+static long algo_config(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attribute)
+{
+    uint64_t v = 0;
+    size_t size = 0;
+    if (cubind_cublasLt_matmul_algo_config_get_attribute(algo, attribute, NULL, 0, &size) != CUBLAS_STATUS_SUCCESS ||
+        size > sizeof v ||
+        cubind_cublasLt_matmul_algo_config_get_attribute(algo, attribute, &v, size, &size) != CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return (long)v;
+}
+
+/* The variant's matmul descriptor and the heuristic's first algorithm for it. */
+static void plan(struct variant *v)
+{
+    const int32_t transa = CUBLAS_OP_T;
+    const uint32_t epilogue = v->epilogue;
+    const int64_t mask_ld = M;
+    const uint64_t workspace_bytes = WORKSPACE_BYTES;
+    void *bias_pointer = v->epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD ? db : bias;
+    cublasLtMatmulPreference_t pref;
+    int found = 0;
+
+    CHECK(cubind_cublasLt_matmul_desc_create(&v->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
+    CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                     sizeof epilogue));
+    if (v->epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+        CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer,
+                                                         sizeof bias_pointer));
+        CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                                         &mask_fused, sizeof mask_fused));
+        CHECK(cubind_cublasLt_matmul_desc_set_attribute(v->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &mask_ld,
+                                                         sizeof mask_ld));
+    }
+    CHECK(cubind_cublasLt_matmul_preference_create(&pref));
+    CHECK(cubind_cublasLt_matmul_preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                           &workspace_bytes, sizeof workspace_bytes));
+    CHECK(cubind_cublasLt_matmul_algo_get_heuristic(lt, v->desc, a_layout, b_layout, d_layout, d_layout, pref, 1,
+                                                     &v->heuristic, &found));
+    CHECK(cubind_cublasLt_matmul_preference_destroy(pref));
+    if (found == 0) {
+        fprintf(stderr, "FAIL: cublasLtMatmulAlgoGetHeuristic found no algorithm for %s %s (%s)\n", v->direction,
+                v->name, v->what);
+        exit(EXIT_ERROR);
+    }
+    snprintf(v->algo, sizeof v->algo, "algo %ld, tile %ld, stages %ld, split-k %ld, swizzle %ld, cluster %ld; "
+             "workspace %zu B",
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_ID),
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
+             algo_config(&v->heuristic.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), v->heuristic.workspaceSize);
+}
+
+/* One run of the variant, queued on the default stream. */
+static void run(const struct variant *v)
+{
+    const float alpha = 1.0f, beta = 0.0f; /* beta = 0: C is not read; it is given as D */
+    CHECK(cubind_cublasLt_matmul(lt, v->desc, &alpha, a, a_layout, b, b_layout, &beta, d, d_layout, d, d_layout,
+                                 &v->heuristic.algo, workspace, WORKSPACE_BYTES, NULL));
+    if (v->after == AFTER_BIAS_RELU_MASK) {
+        void *args[] = {&d, &bias, &mask_unfused, &m_arg};
+        launch(bias_relu_mask_kernel, (unsigned)(M * N / 8 / 256), 256, 1, args);
+    } else if (v->after == AFTER_DRELU_BGRAD) {
+        void *drelu_args[] = {&d, &mask_fused};
+        void *bias_grad_args[] = {&d, &db, &m_arg, &n_arg};
+        launch(drelu_kernel, (unsigned)(M * N / 8 / 256), 256, 1, drelu_args);
+        launch(bias_grad_kernel, (unsigned)(M / 32), 32, 8, bias_grad_args);
+    }
+}
+
+static uint16_t half_at(const void *buffer, long index)
+{
+    uint16_t h;
+    CHECK(cubind_runtime_memcpy(&h, (const uint16_t *)buffer + index, sizeof h, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static int bit_at(const void *mask, long i, long j)
+{
+    unsigned char byte;
+    long bit = i + j * M;
+    CHECK(cubind_runtime_memcpy(&byte, (const unsigned char *)mask + bit / 8, 1, cudaMemcpyDeviceToHost));
+    return (byte >> (bit % 8)) & 1;
+}
+
+static struct sample {
+    long i, j;
+    double ab, magnitude; /* (A B)(i, j) in double (exact: multiples of 1/4096) and the sum of |terms| */
+    int fused_bit;        /* the fused forward's mask bit, read by the backward */
+} samples[SAMPLES];
+
+static void choose_samples(void)
+{
+    unsigned state = 12345;
+    int s;
+    long l;
+    for (s = 0; s < SAMPLES; ++s) {
+        struct sample *p = &samples[s];
+        p->i = s == 0 ? 0 : s == 1 ? M - 1 : (long)((state = state * 1103515245u + 12345u) >> 8) % M;
+        p->j = s == 0 ? 0 : s == 1 ? N - 1 : (long)((state = state * 1103515245u + 12345u) >> 8) % N;
+        p->ab = p->magnitude = 0.0;
+        for (l = 0; l < K; ++l) {
+            double t = a_at(p->i, l) * b_at(l, p->j);
+            p->ab += t;
+            p->magnitude += fabs(t);
+        }
+    }
+}
+
+/* Compares the sampled elements of D (and mask bits, and for the backward db) with the reference;
+ * prints one line and returns the number of wrong values. */
+static int check(const struct variant *v)
+{
+    const int forward = v - variants < FUSED_BACKWARD, with_bias = forward && v != &variants[PLAIN];
+    const void *mask = v == &variants[UNFUSED_FORWARD] ? mask_unfused : mask_fused;
+    int s, r, bad = 0, bits = 0, skipped = 0;
+    double worst = 0.0;
+
+    for (s = 0; s < SAMPLES; ++s) {
+        struct sample *p = &samples[s];
+        double b_i = with_bias ? bias_at(p->i) : 0.0, z = p->ab + b_i, ref;
+        double tolerance = 1e-3 * (fabs(p->ab) + fabs(b_i)) + 1e-6 * p->magnitude;
+        double got = from_half(half_at(d, p->i + p->j * M));
+        if (v == &variants[PLAIN])
+            ref = z;
+        else if (forward)
+            ref = z > 0.0 ? z : 0.0;
+        else
+            ref = p->fused_bit ? z : 0.0;
+        if (!(fabs(got - ref) <= tolerance)) { /* NaN (unwritten) fails too */
+            if (bad++ < 5)
+                fprintf(stderr, "%s %s: D(%ld, %ld) = %.6g, expected %.6g\n", v->direction, v->name, p->i, p->j, got,
+                        ref);
+        }
+        worst = fmax(worst, fabs(got - ref) / tolerance);
+        if (with_bias) {
+            int bit = bit_at(mask, p->i, p->j);
+            if (v == &variants[FUSED_FORWARD])
+                p->fused_bit = bit;
+            if (fabs(z) <= tolerance) {
+                ++skipped;
+            } else if (bit != (z > 0.0)) {
+                ++bits;
+                if (bad++ < 5)
+                    fprintf(stderr, "%s %s: mask bit (%ld, %ld) = %d, expected %d\n", v->direction, v->name, p->i,
+                            p->j, bit, z > 0.0);
+            }
+        }
+    }
+    if (!forward) /* db(i) against the sum of row i of D as this run wrote it */
+        for (r = 0; r < CHECKED_ROWS; ++r) {
+            static uint16_t row[N];
+            long i = r == 0 ? 0 : r == 1 ? M - 1 : samples[r].i, j;
+            double sum = 0.0, magnitude = 0.0, got = from_half(half_at(db, i));
+            CHECK(cubind_runtime_memcpy2_d(row, sizeof row[0], (const uint16_t *)d + i, M * sizeof row[0],
+                                           sizeof row[0], N, cudaMemcpyDeviceToHost));
+            for (j = 0; j < N; ++j) {
+                sum += from_half(row[j]);
+                magnitude += fabs(from_half(row[j]));
+            }
+            if (!(fabs(got - sum) <= 2e-3 * magnitude + 1e-3)) {
+                if (bad++ < 5)
+                    fprintf(stderr, "%s %s: db(%ld) = %.6g, expected %.6g\n", v->direction, v->name, i, got, sum);
+            }
+        }
+    printf("- %s %s: %d samples of D%s%s: %d wrong (worst error %.2g of the tolerance)", v->direction, v->name,
+           SAMPLES, with_bias ? " and of the mask" : "", forward ? "" : ", db of 4 rows", bad, worst);
+    if (with_bias)
+        printf("; %d mask bits wrong, %d samples within rounding of 0 skipped", bits, skipped);
+    printf("\n");
+    return bad;
+}
+
+/* Poisons what the variant writes, runs it once and checks it. */
+static int poison_run_check(const struct variant *v)
+{
+    CHECK(cubind_runtime_memset(d, 0xff, (size_t)(M * N) * 2)); /* 0xffff: an fp16 NaN */
+    CHECK(cubind_runtime_memset(db, 0xff, (size_t)M * 2));
+    if (v == &variants[FUSED_FORWARD])
+        CHECK(cubind_runtime_memset(mask_fused, 0x55, MASK_BYTES));
+    if (v == &variants[UNFUSED_FORWARD])
+        CHECK(cubind_runtime_memset(mask_unfused, 0x55, MASK_BYTES));
+    run(v);
+    CHECK(cubind_runtime_device_synchronize());
+    return check(v);
+}
+
+static double tflops(double ms) { return 2.0 * M * N * K / (ms * 1e-3) / 1e12; }
+
+int main(int argc, char **argv)
+{
+    const int all = argc < 2 || strcmp(argv[1], "fused") != 0;
+    const int runs = argc > 2 ? atoi(argv[2]) : 25, warmup = argc > 3 ? atoi(argv[3]) : 5;
+    const int first = all ? 0 : FUSED_FORWARD, last = all ? VARIANTS - 1 : FUSED_FORWARD;
+    CUdevice device;
+    CUcontext context;
+    cudaEvent_t start, stop;
+    char name[256], library[1024];
+    int round, i, bad = 0;
+
+    if ((argc > 1 && strcmp(argv[1], "all") != 0 && strcmp(argv[1], "fused") != 0) || runs < 1 ||
+        runs > MAX_RUNS || warmup < 0) {
+        fprintf(stderr, "usage: epilog [all | fused] [runs 1..%d] [warm-up rounds >= 0]\n", MAX_RUNS);
+        return EXIT_ERROR;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the report and the diagnostics on stderr stay in order */
+    require_gpu("epilog");
+    /* The primary context, current on this thread: the runtime, cuBLASLt and the driver calls share it. */
+    CHECK(cubind_driver_device_get(&device, 0));
+    CHECK(cubind_driver_device_primary_ctx_retain(&context, device));
+    CHECK(cubind_driver_ctx_set_current(context));
+    CHECK(cubind_driver_device_get_name(name, sizeof name, device));
+    load_kernels(device);
+    choose_samples();
+
+    CHECK(cubind_runtime_malloc(&a, (size_t)(K * M) * 2));
+    CHECK(cubind_runtime_malloc(&b, (size_t)(K * N) * 2));
+    CHECK(cubind_runtime_malloc(&d, (size_t)(M * N) * 2));
+    CHECK(cubind_runtime_malloc(&bias, (size_t)M * 2));
+    CHECK(cubind_runtime_malloc(&db, (size_t)M * 2));
+    CHECK(cubind_runtime_malloc(&mask_fused, MASK_BYTES));
+    CHECK(cubind_runtime_malloc(&mask_unfused, MASK_BYTES));
+    CHECK(cubind_runtime_malloc(&workspace, WORKSPACE_BYTES));
+    fill(a, (unsigned long long)(K * M), SEED_A, 64);
+    fill(b, (unsigned long long)(K * N), SEED_B, 64);
+    fill(bias, (unsigned long long)M, SEED_BIAS, 512);
+    CHECK(cubind_runtime_device_synchronize());
+
+    CHECK(cubind_cublasLt_create(&lt));
+    CHECK(cubind_cublasLt_matrix_layout_create(&a_layout, CUDA_R_16F, K, M, K)); /* as stored: K x M */
+    CHECK(cubind_cublasLt_matrix_layout_create(&b_layout, CUDA_R_16F, K, N, K));
+    CHECK(cubind_cublasLt_matrix_layout_create(&d_layout, CUDA_R_16F, M, N, M));
+    for (i = first; i <= last; ++i)
+        plan(&variants[i]);
+    loaded_cublaslt(library, sizeof library);
+
+    CHECK(cubind_runtime_event_create(&start));
+    CHECK(cubind_runtime_event_create(&stop));
+    for (round = -warmup; round < runs; ++round)
+        for (i = first; i <= last; ++i) {
+            float ms;
+            CHECK(cubind_runtime_event_record(start, NULL));
+            run(&variants[i]);
+            CHECK(cubind_runtime_event_record(stop, NULL));
+            CHECK(cubind_runtime_event_synchronize(stop));
+            CHECK(cubind_runtime_event_elapsed_time(&ms, start, stop));
+            if (round >= 0)
+                variants[i].ms[round] = ms;
+        }
+    for (i = first; i <= last; ++i)
+        variants[i].median_ms = median(variants[i].ms, runs);
+
+    if (all) {
+        const struct variant *plain = &variants[PLAIN];
+        printf("%s; cuBLASLt %zu (%s); fp16 inputs and outputs, fp32 compute; M = %ld, N = %ld, K = %ld (A stored "
+               "K x M and transposed, B K x N, D M x N, column-major); 2MNK = %.2f TFLOP a matmul; median of %d "
+               "timed rounds after %d of warm-up, each variant once a round between two CUDA events; algorithm: "
+               "the heuristic's first, 64 MiB of workspace allowed.\n\n",
+               name, cubind_cublasLt_get_version(), library, M, N, K, 2.0 * M * N * K / 1e12, runs, warmup);
+        printf("| pass | variant | what runs | median ms | TFLOP/s | of plain | algorithm (ids of cublasLt.h) |\n");
+        printf("|---|---|---|---|---|---|---|\n");
+        for (i = 0; i < VARIANTS; ++i)
+            printf("| %s | %s | %s | %.3f | %.1f | %.1f%% | %s |\n", variants[i].direction, variants[i].name,
+                   variants[i].what, variants[i].median_ms, tflops(variants[i].median_ms),
+                   100.0 * plain->median_ms / variants[i].median_ms, variants[i].algo);
+        printf("\n");
+        for (i = FUSED_FORWARD; i <= FUSED_BACKWARD; i += FUSED_BACKWARD - FUSED_FORWARD) {
+            const struct variant *fused = &variants[i], *unfused = &variants[i + 1];
+            printf("- %s: fused faster than unfused: %s (%.3f ms against %.3f); fused at least 90%% of the plain "
+                   "matmul's throughput: %s (%.1f%%)\n",
+                   fused->direction, fused->median_ms < unfused->median_ms ? "yes" : "**no**", fused->median_ms,
+                   unfused->median_ms, plain->median_ms / fused->median_ms >= 0.9 ? "yes" : "**no**",
+                   100.0 * plain->median_ms / fused->median_ms);
+        }
+    }
+    printf("%sChecks (each variant run once more on poisoned outputs; 1 = the tolerance):\n", all ? "\n" : "");
+    for (i = first; i <= last; ++i)
+        bad += poison_run_check(&variants[i]);
+    if (!all)
+        printf("result median_ms=%.4f tflops=%.2f library=%s algo=%s\n", variants[FUSED_FORWARD].median_ms,
+               tflops(variants[FUSED_FORWARD].median_ms), library, variants[FUSED_FORWARD].algo);
+
+    CHECK(cubind_runtime_event_destroy(start));
+    CHECK(cubind_runtime_event_destroy(stop));
+    for (i = first; i <= last; ++i)
+        CHECK(cubind_cublasLt_matmul_desc_destroy(variants[i].desc));
+    CHECK(cubind_cublasLt_matrix_layout_destroy(a_layout));
+    CHECK(cubind_cublasLt_matrix_layout_destroy(b_layout));
+    CHECK(cubind_cublasLt_matrix_layout_destroy(d_layout));
+    CHECK(cubind_cublasLt_destroy(lt));
+    CHECK(cubind_runtime_free(a));
+    CHECK(cubind_runtime_free(b));
+    CHECK(cubind_runtime_free(d));
+    CHECK(cubind_runtime_free(bias));
+    CHECK(cubind_runtime_free(db));
+    CHECK(cubind_runtime_free(mask_fused));
+    CHECK(cubind_runtime_free(mask_unfused));
+    CHECK(cubind_runtime_free(workspace));
+    CHECK(cubind_driver_device_primary_ctx_release(device));
+    if (bad) {
+        printf("epilog: FAIL (%d wrong values)\n", bad);
+        return EXIT_WRONG;
+    }
+    return EXIT_PASS;
+}
