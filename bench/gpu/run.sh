@@ -3,9 +3,11 @@
 # run without make or a compiler: the GPU machine needs BUILD_DIR/lib and BUILD_DIR/bench/gpu only.
 # Prints a Markdown section for docs/benchmarks.md on stdout (progress on stderr):
 #   1. calls: cheap calls through cubind against direct calls, interleaved rounds in one process;
-#   2. epilog all: the fused epilogues against the plain matmul and against separate kernels;
+#   2. epilog all: the fused epilogues against the plain matmul and against separate kernels (each
+#      variant on the fastest of the heuristic's first 8 algorithms);
 #   3. the fused forward through cubind (epilog fused) and linked directly (epilog_direct fused):
-#      PAIRS pairs of processes (default 6) in the order cubind, direct, direct, cubind, ...;
+#      PAIRS pairs of processes (default 6) in the order cubind, direct, direct, cubind, ...; each
+#      process chooses its algorithm as epilog all does, and the choices are listed (a warning if they differ);
 #      the ratio of the medians of the two builds' medians.
 # Exit status: the number of runs that failed (a CUDA error or a wrong result).
 set -u
@@ -116,9 +118,11 @@ echo "libcublasLt timed by both builds: $(sort -u "$tmp/libraries" | tr '\n' ' '
 if [ "$(sort -u "$tmp/libraries" | wc -l)" -gt 1 ]; then
     echo "**Warning**: the two builds loaded different libcublasLt files: the ratio compares libraries, not cubind."
 fi
-echo "Algorithm (the heuristic's first): $(sort -u "$tmp/algos" 2> /dev/null | tr '\n' ' ')"
+echo "Algorithm (each process keeps the fastest of the heuristic's first 8, timed as in the section above):"
+sort "$tmp/algos" 2> /dev/null | uniq -c | sed 's/^ *\([0-9]*\) /- \1 process(es): /'
 if [ "$(sort -u "$tmp/algos" 2> /dev/null | wc -l)" -gt 1 ]; then
-    echo "**Warning**: the runs did not all use the same algorithm."
+    echo
+    echo "**Warning**: the runs did not all use the same algorithm: the ratio compares algorithms as well as cubind."
 fi
 echo
 echo "$failed run(s) failed."
