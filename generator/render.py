@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
-from . import VERSION, ffi
+from . import VERSION, ffi, irjson
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -85,8 +86,23 @@ def comment(text: str) -> str:
     return text.replace("*/", "* /")
 
 
+class _Environment(jinja2.Environment):
+    """Jinja2's environment, with `x.key` of a plain dict looked up as an item at once: the IR
+    is dicts, and Jinja2 asks for an attribute first, which raises AttributeError each time."""
+
+    _DICT_ATTRIBUTES = frozenset(dir(dict))
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in self._DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -116,7 +132,7 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
               "cuda_version": model.cuda_version}
     out: dict[str, str] = {}
     for ir in model.irs:
-        out[f"ir/{ir['unit']}.json"] = json.dumps(ir, indent=1, ensure_ascii=False) + "\n"
+        out[f"ir/{ir['unit']}.json"] = irjson.dumps(ir) + "\n"
         out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
