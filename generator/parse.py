@@ -159,12 +159,14 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         else:
             bound.append((c, cursor, False))
     skipped_names = {s["name"] for s in skipped}
+    bound_c_names = c_names - skipped_names
     for cursor in _functions(cxx, own):
-        reason = _skip_reason(cursor, cxx=True, c_names={n for n in c_names if n not in skipped_names})
+        reason = _skip_reason(cursor, cxx=True, c_names=bound_c_names)
         if reason and cursor.spelling not in skipped_names:
             skipped.append(_skipped(cxx, cursor, reason, cxx=True))
             helpers.append((cxx, cursor, True))
             skipped_names.add(cursor.spelling)
+            bound_c_names.discard(cursor.spelling)
         elif reason is None and cursor.spelling not in c_names:
             bound.append((cxx, cursor, True))
 
