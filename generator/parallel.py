@@ -22,16 +22,25 @@ def jobs(tasks: int) -> int:
     return max(1, min(count, tasks))
 
 
-def ordered_map(function: Callable[[T], R], items: Sequence[T], weight: Callable[[T], float] | None = None) -> list[R]:
+def ordered_map(function: Callable[[T], R], items: Sequence[T], weight: Callable[[T], float] | None = None,
+                meanwhile: Callable[[], None] | None = None) -> list[R]:
     """[function(item) for item in items], spread over `jobs` processes (in this one when 1).
     Items are started heaviest first by `weight` (an estimate of their cost: the longest jobs
-    first balance the workers best); the result is in the order of `items`."""
+    first balance the workers best); the result is in the order of `items`. `meanwhile` is run
+    in this process once the workers have their items (it uses a core the last items leave idle)."""
     workers = jobs(len(items))
     if workers == 1:
-        return [function(item) for item in items]
+        results = [function(item) for item in items]
+        if meanwhile is not None:
+            meanwhile()
+        return results
     order = sorted(range(len(items)), key=lambda i: -weight(items[i])) if weight else list(range(len(items)))
-    results: list[R | None] = [None] * len(items)
+    ordered: list[R | None] = [None] * len(items)
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for index, result in zip(order, pool.map(function, [items[i] for i in order])):
-            results[index] = result
-    return results  # type: ignore[return-value]
+        # Every item submitted (every worker forked) before `meanwhile` starts.
+        futures = [pool.submit(function, items[i]) for i in order]
+        if meanwhile is not None:
+            meanwhile()
+        for index, future in zip(order, futures):
+            ordered[index] = future.result()
+    return ordered  # type: ignore[return-value]

@@ -79,12 +79,12 @@ def _type_facts(parsed: Parsed, t: ci.Type) -> dict:
     return facts
 
 
-def _param(parsed: Parsed, arg: ci.Cursor, index: int) -> dict:
+def _param(arg: ci.Cursor, index: int, facts: dict) -> dict:
+    """A parameter's IR entry; `facts`: _type_facts of its type."""
     name = arg.spelling or f"arg{index}"
     if name.startswith(RESERVED_PREFIX):
         raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
                       "which the generated wrappers and tests use for their own names")
-    facts = _type_facts(parsed, arg.type)
     return {
         "name": name,
         "type": facts["type"],
@@ -103,6 +103,8 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
     result = _type_facts(parsed, cursor.result_type)
     arguments = list(cursor.get_arguments())
+    facts = [_type_facts(parsed, a.type) for a in arguments]
+    location = cursor.location
     library = module.library
     status_type = status_types[library]
     return {
@@ -111,16 +113,16 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         "module": module.name,
         "library": library,
         "cubind_name": cubind_name(module.name, public, module.prefix, module.exceptions, publics),
-        "header": parsed.relative(cursor.location.file),
-        "line": cursor.location.line,
+        "header": parsed.relative(location.file),
+        "line": location.line,
         "returns": {
             "type": result["type"],
             "canonical": result["canonical"],
             "category": result["category"],
         },
         "returns_status": result["type"] == status_type,
-        "uses": sorted(set().union(result["uses"], *(_type_facts(parsed, a.type)["uses"] for a in arguments))),
-        "params": [_param(parsed, arg, i) for i, arg in enumerate(arguments)],
+        "uses": sorted(set().union(result["uses"], *(f["uses"] for f in facts))),
+        "params": [_param(arg, i, f) for i, (arg, f) in enumerate(zip(arguments, facts))],
         "deprecated": clang_ext.deprecation(cursor),
         "cplusplus_only": cxx_only,
         "comment": cursor.brief_comment or None,

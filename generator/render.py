@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,10 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+@cache
 def environment() -> jinja2.Environment:
+    """The one environment of this process: templates are compiled once, on first use (and
+    again when their file changes)."""
     env = _Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
@@ -118,6 +122,13 @@ def environment() -> jinja2.Environment:
     env.globals["pointer_type"] = pointer_type
     env.globals["trace_value"] = trace_value
     return env
+
+
+def compile_templates() -> None:
+    """Compile every template now (they are otherwise compiled on first use, in render_all)."""
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
 
 
 def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:

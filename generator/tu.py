@@ -93,6 +93,11 @@ def _relative(name: str, include_dirs: IncludeDirs) -> str | None:
     return None
 
 
+def load_libclang() -> None:
+    """Load libclang and bind its functions (the bindings do both on first use, ~0.1 s)."""
+    ci.conf.lib  # noqa: B018 - the property loads it
+
+
 def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
     for directory in include_dirs:
         if (directory / header).is_file():
