@@ -4,9 +4,11 @@ results keep the configuration's unit order, so the output does not depend on sc
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -44,3 +46,42 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], weight: Callable
         for index, future in zip(order, futures):
             ordered[index] = future.result()
     return ordered  # type: ignore[return-value]
+
+
+def forked(function: Callable[[], R]) -> Callable[[], R]:
+    """Start function() in a forked child process and return what waits for its result: the child
+    sees this process's objects as they are (nothing is pickled on the way in), its result is
+    pickled back. Run here, at once, when $CUBIND_GENERATOR_JOBS allows one process."""
+    if jobs(2) == 1:
+        result = function()
+        return lambda: result
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    # daemon: a parent that fails before it waits ends the child instead of waiting for it
+    child = context.Process(target=_send_result, args=(function, writer), daemon=True)
+    child.start()
+    writer.close()
+
+    def wait() -> R:
+        try:
+            failed, value = reader.recv()
+        except EOFError:
+            raise RuntimeError(f"the forked worker died (exit status {child.exitcode})") from None
+        finally:
+            reader.close()
+            child.join()
+        if failed:
+            raise value
+        return value
+
+    return wait
+
+
+def _send_result(function: Callable[[], R], writer: Connection) -> None:
+    """In the child: (False, result) or (True, the exception) through `writer`."""
+    try:
+        outcome: tuple[bool, object] = (False, function())
+    except Exception as exc:  # raised again in the parent
+        outcome = (True, exc)
+    writer.send(outcome)
+    writer.close()

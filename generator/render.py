@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, ffi, irjson
+from . import VERSION, ffi, irjson, parallel
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -141,9 +141,11 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
               "cuda_version": model.cuda_version}
+    # About half the work in a second process (forked: it has the model and the compiled templates)
+    # while this one renders the rest.
+    half = parallel.forked(lambda: _ir_and_library_files(env, model, common))
     out: dict[str, str] = {}
     for ir in model.irs:
-        out[f"ir/{ir['unit']}.json"] = irjson.dumps(ir) + "\n"
         out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
@@ -159,13 +161,20 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
         context = common | {"m": module}
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
+    out.update(half())
+    return out
+
+
+def _ir_and_library_files(env: jinja2.Environment, model: Model, common: dict) -> dict[str, str]:
+    """The IR files, and each library's source, mock and passthrough test."""
+    out = {f"ir/{ir['unit']}.json": irjson.dumps(ir) + "\n" for ir in model.irs}
     for library in model.libraries:
         context = common | {"lib": library}
         name = library.library.name
         out[f"src/{name}.c"] = _template(env, "library.c.j2", name).render(context)
         out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context)
         out[f"tests/passthrough_{name}.c"] = _template(env, "passthrough.c.j2", name).render(context)
-    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
     return out
 
 
