@@ -1,5 +1,5 @@
 """libclang entry points that Debian's python3-clang-14 bindings do not wrap, and leaner
-versions of two they do (a cursor's children, a range's tokens) for the loops over a whole
+versions of three they do (a cursor's children and arguments, a range's tokens) for the loops over a whole
 translation unit.
 
 They are plain libclang C functions (clang-c/Index.h), bound here with ctypes
@@ -103,6 +103,28 @@ def children(cursor: ci.Cursor) -> list[ci.Cursor]:
 
     found: list[ci.Cursor] = []
     ci.conf.lib.clang_visitChildren(cursor, ci.callbacks["cursor_visit"](visit), found)
+    return found
+
+
+@cache
+def _get_argument() -> ctypes._CFuncPtr:
+    """clang_Cursor_getArgument through a second handle on the function: without the result check
+    cindex's handle runs (two more libclang calls and a search for the translation unit)."""
+    function = ci.conf.lib["clang_Cursor_getArgument"]  # indexing makes a new handle each time
+    function.argtypes = [ci.Cursor, ctypes.c_uint]
+    function.restype = ci.Cursor
+    return function
+
+
+def arguments(cursor: ci.Cursor) -> list[ci.Cursor]:
+    """list(cursor.get_arguments()), the parameters of a function declaration, made faster."""
+    get = _get_argument()
+    tu = cursor._tu
+    found = []
+    for i in range(ci.conf.lib.clang_Cursor_getNumArguments(cursor)):
+        argument = get(cursor, i)
+        argument._tu = tu
+        found.append(argument)
     return found
 
 

@@ -102,7 +102,7 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     if module is None:
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
     result = _type_facts(parsed, cursor.result_type)
-    arguments = list(cursor.get_arguments())
+    arguments = clang_ext.arguments(cursor)
     facts = [_type_facts(parsed, a.type) for a in arguments]
     location = cursor.location
     library = module.library
@@ -194,7 +194,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     defined = {e["name"] for e in skipped if e["definition"]}
     repeated = [(p, k, x) for p, k, x in helpers if k.spelling in defined]
     for parsed, cursor, cxx_only in bound + repeated:
-        types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
+        types = [cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))]
         for t in types:
             if cxx_only:
                 selector.visit_cxx_type(t, cxx)
