@@ -1,6 +1,7 @@
 """Stage 1 over every unit, in worker processes: libclang parses dominate `make generate`, and
 units are independent. Workers return the plain-data IR (libclang objects never leave a process);
-results keep the configuration's unit order, so the output does not depend on scheduling."""
+results keep the configuration's unit order, so the output does not depend on scheduling.
+Stage 2 splits its rendering in two the same way (`forked`)."""
 
 from __future__ import annotations
 
