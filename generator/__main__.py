@@ -21,7 +21,7 @@ from typing import Any
 from . import config as config_module
 from . import macros, model, output, parallel, parse, render
 from .names import NameError_
-from .tu import ParseError, find_header
+from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
 
 DEFAULT_CUDA = "/usr/local/cuda"
@@ -43,8 +43,11 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     extra = tuple(Path(d) for d in include_dirs or ())
     # The toolkit's version is one more parse, made beside the units': each IR gets it after.
     tasks: list[config_module.Unit | None] = [None, *config.units]
+    load_libclang()  # once, here: the workers are forked with it loaded
+    # While the workers parse, this process compiles the templates stage 2 renders.
     results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path), tasks,
-                                   weight=functools.partial(_weight, extra, cuda_path, previous))
+                                   weight=functools.partial(_weight, extra, cuda_path, previous),
+                                   meanwhile=render.compile_templates)
     cuda_version, irs = results[0], results[1:]
     for ir in irs:
         ir["cuda_version"] = cuda_version

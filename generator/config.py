@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,9 +109,13 @@ class Config:
     libraries: tuple[Library, ...]
     param_docs: tuple[tuple[str, str], ...] = ()
 
+    @functools.cached_property
+    def _param_docs(self) -> dict[str, str]:
+        return dict(self.param_docs)
+
     def param_doc(self, name: str, type_spelling: str | None = None) -> str | None:
         """The documented shape/unit of a parameter, by "name|type" first, then by name."""
-        docs = dict(self.param_docs)
+        docs = self._param_docs
         if type_spelling is not None and f"{name}|{type_spelling}" in docs:
             return docs[f"{name}|{type_spelling}"]
         return docs.get(name)

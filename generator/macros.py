@@ -6,6 +6,7 @@ Everything here reads libclang's macro cursors and tokens; nothing scans text.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from pathlib import Path
 
 import clang.cindex as ci
@@ -22,7 +23,7 @@ def macro_definitions(parsed: Parsed, headers: set[str]) -> list[ci.Cursor]:
     return [macro for macro, _ in _macros(parsed, headers)]
 
 
-def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[ci.Token]]]:
+def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[clang_ext.Spelled]]]:
     """(definition, replacement list) of each object-like macro of `headers`, read once per unit."""
     key = ("macros", frozenset(headers))
     if key not in parsed.memo:
@@ -34,9 +35,9 @@ def _macros(parsed: Parsed, headers: set[str]) -> list[tuple[ci.Cursor, list[ci.
     return parsed.memo[key]
 
 
-def body_tokens(macro: ci.Cursor) -> list[ci.Token]:
+def body_tokens(macro: ci.Cursor) -> list[clang_ext.Spelled]:
     """The replacement list of an object-like macro (its tokens after the name)."""
-    return list(macro.get_tokens())[1:]
+    return clang_ext.spelled_tokens(macro.translation_unit, macro.extent)[1:]
 
 
 EVAL_PREFIX = "cubind_eval_"
@@ -102,13 +103,13 @@ def integer_constants(parsed: Parsed, headers: set[str], values: dict[str, int])
         name = macro.spelling
         if name not in values:
             continue
-        identifiers = {t.spelling for t in tokens if t.kind == TK.IDENTIFIER}
+        identifiers = {spelling for kind, spelling in tokens if kind == TK.IDENTIFIER}
         if not identifiers <= known:
             continue  # refers to something outside these headers' constants
         constants.append(
             {
                 "name": name,
-                "text": " ".join(t.spelling for t in tokens),
+                "text": " ".join(spelling for _, spelling in tokens),
                 "value": values[name],
                 "header": parsed.relative(macro.location.file),
                 "line": macro.location.line,
@@ -127,7 +128,7 @@ def function_aliases(parsed: Parsed, headers: set[str], functions: set[str], arg
     refers to is the symbol (the default-stream one)."""
     candidates = [
         m.spelling for m, body in _macros(parsed, headers)
-        if m.spelling not in functions and any(t.spelling in functions for t in body)
+        if m.spelling not in functions and any(spelling in functions for _, spelling in body)
     ]
     if not candidates:
         return {}
@@ -180,9 +181,10 @@ def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     tu = cursor.translation_unit
     path = Path(start.file.name)
     end = ci.SourceLocation.from_offset(tu, start.file, min(start.offset + limit, path.stat().st_size))
-    tokens = [t.spelling for t in tu.get_tokens(extent=ci.SourceRange.from_locations(start, end))
-              if t.kind != TK.COMMENT]
-    end_of_declarator = [t.spelling for t in cursor.get_tokens() if t.kind != TK.COMMENT]
+    tokens = [spelling for kind, spelling in clang_ext.spelled_tokens(tu, ci.SourceRange.from_locations(start, end))
+              if kind != TK.COMMENT]
+    end_of_declarator = [spelling for kind, spelling in clang_ext.spelled_tokens(tu, cursor.extent)
+                         if kind != TK.COMMENT]
     rest = tokens[len(end_of_declarator):]
     if not rest or rest[0] != "{":
         return None
@@ -194,50 +196,50 @@ def definition_body(cursor: ci.Cursor, limit: int = 4096) -> list[str] | None:
     return None
 
 
-def _directives(tokens: list[ci.Token]) -> list[tuple[list[str], int]]:
-    """Preprocessor directives of a file's token stream: the spellings of the tokens of each line
-    that starts with '#' (directives end at the end of a line), and that line.
+def _directives(tu: ci.TranslationUnit, tokens: Sequence[ci.Token]) -> list[tuple[list[str], int]]:
+    """Preprocessor directives of a file's token stream (clang_ext.token_array): the spellings of
+    the tokens of each line that starts with '#' (directives end at the end of a line), and that line.
 
-    Only the spelling of punctuation and the lines around each '#' are asked of libclang: a header
-    has tens of thousands of tokens and each question is a call through ctypes."""
+    Only the kind of each token, and the spelling of punctuation and the lines around each '#',
+    are asked of libclang: a header has tens of thousands of tokens and each question is a call
+    through ctypes."""
     lib = ci.conf.lib
     punctuation = ci.TokenKind.PUNCTUATION.value
     line = ctypes.c_uint()
 
     def line_of(token: ci.Token) -> int:
-        lib.clang_getInstantiationLocation(lib.clang_getTokenLocation(token._tu, token), None,
+        lib.clang_getInstantiationLocation(lib.clang_getTokenLocation(tu, token), None,
                                            ctypes.byref(line), None, None)
         return line.value
 
     directives = []
+    kinds = [lib.clang_getTokenKind(token) for token in tokens]
     count = len(tokens)
     i = 0
     while i < count:
-        token = tokens[i]
-        if lib.clang_getTokenKind(token) != punctuation or token.spelling != "#":
+        if kinds[i] != punctuation or lib.clang_getTokenSpelling(tu, tokens[i]) != "#":
             i += 1
             continue
-        first = line_of(token)
+        first = line_of(tokens[i])
         if i > 0 and line_of(tokens[i - 1]) == first:
             i += 1
             continue  # '#' inside a line (a macro's stringizing operator)
         words = ["#"]
         i += 1
         while i < count and line_of(tokens[i]) == first:
-            words.append(tokens[i].spelling)
+            words.append(lib.clang_getTokenSpelling(tu, tokens[i]))
             i += 1
         directives.append((words, first))
     return directives
 
 
-def _file_tokens(parsed: Parsed, header: str) -> list[ci.Token]:
+def _file_extent(parsed: Parsed, header: str) -> ci.SourceRange:
     path = parsed.path_of(header)
     file = parsed.tu.get_file(str(path))
     size = path.stat().st_size
-    extent = ci.SourceRange.from_locations(
+    return ci.SourceRange.from_locations(
         ci.SourceLocation.from_offset(parsed.tu, file, 0), ci.SourceLocation.from_offset(parsed.tu, file, size)
     )
-    return list(parsed.tu.get_tokens(extent=extent))
 
 
 Directive = tuple[list[str], int]   # a directive's token spellings ('#' first), the line of its '#'
@@ -257,10 +259,10 @@ def file_directives(parsed: Parsed, header: str) -> list[Directive]:
     cached = _DIRECTIVES.get(key)
     if cached is not None:
         return cached
-    tokens = _file_tokens(parsed, header)
-    directives = _directives(tokens)
-    if tokens:
-        _DIRECTIVES[key] = directives
+    with clang_ext.token_array(parsed.tu, _file_extent(parsed, header)) as tokens:
+        directives = _directives(parsed.tu, tokens)
+        if tokens:
+            _DIRECTIVES[key] = directives
     return directives
 
 

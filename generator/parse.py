@@ -79,12 +79,12 @@ def _type_facts(parsed: Parsed, t: ci.Type) -> dict:
     return facts
 
 
-def _param(parsed: Parsed, arg: ci.Cursor, index: int) -> dict:
+def _param(arg: ci.Cursor, index: int, facts: dict) -> dict:
+    """A parameter's IR entry; `facts`: _type_facts of its type."""
     name = arg.spelling or f"arg{index}"
     if name.startswith(RESERVED_PREFIX):
         raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
                       "which the generated wrappers and tests use for their own names")
-    facts = _type_facts(parsed, arg.type)
     return {
         "name": name,
         "type": facts["type"],
@@ -102,7 +102,9 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
     if module is None:
         raise IRError(f"{public} matches no module prefix of unit {unit.name}")
     result = _type_facts(parsed, cursor.result_type)
-    arguments = list(cursor.get_arguments())
+    arguments = clang_ext.arguments(cursor)
+    facts = [_type_facts(parsed, a.type) for a in arguments]
+    location = cursor.location
     library = module.library
     status_type = status_types[library]
     return {
@@ -111,16 +113,16 @@ def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_on
         "module": module.name,
         "library": library,
         "cubind_name": cubind_name(module.name, public, module.prefix, module.exceptions, publics),
-        "header": parsed.relative(cursor.location.file),
-        "line": cursor.location.line,
+        "header": parsed.relative(location.file),
+        "line": location.line,
         "returns": {
             "type": result["type"],
             "canonical": result["canonical"],
             "category": result["category"],
         },
         "returns_status": result["type"] == status_type,
-        "uses": sorted(set().union(result["uses"], *(_type_facts(parsed, a.type)["uses"] for a in arguments))),
-        "params": [_param(parsed, arg, i) for i, arg in enumerate(arguments)],
+        "uses": sorted(set().union(result["uses"], *(f["uses"] for f in facts))),
+        "params": [_param(arg, i, f) for i, (arg, f) in enumerate(zip(arguments, facts))],
         "deprecated": clang_ext.deprecation(cursor),
         "cplusplus_only": cxx_only,
         "comment": cursor.brief_comment or None,
@@ -159,12 +161,14 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         else:
             bound.append((c, cursor, False))
     skipped_names = {s["name"] for s in skipped}
+    bound_c_names = c_names - skipped_names
     for cursor in _functions(cxx, own):
-        reason = _skip_reason(cursor, cxx=True, c_names={n for n in c_names if n not in skipped_names})
+        reason = _skip_reason(cursor, cxx=True, c_names=bound_c_names)
         if reason and cursor.spelling not in skipped_names:
             skipped.append(_skipped(cxx, cursor, reason, cxx=True))
             helpers.append((cxx, cursor, True))
             skipped_names.add(cursor.spelling)
+            bound_c_names.discard(cursor.spelling)
         elif reason is None and cursor.spelling not in c_names:
             bound.append((cxx, cursor, True))
 
@@ -190,7 +194,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     defined = {e["name"] for e in skipped if e["definition"]}
     repeated = [(p, k, x) for p, k, x in helpers if k.spelling in defined]
     for parsed, cursor, cxx_only in bound + repeated:
-        types = [cursor.result_type, *(a.type for a in cursor.get_arguments())]
+        types = [cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))]
         for t in types:
             if cxx_only:
                 selector.visit_cxx_type(t, cxx)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
-from . import VERSION, ffi
+from . import VERSION, ffi, irjson, parallel
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -85,8 +87,26 @@ def comment(text: str) -> str:
     return text.replace("*/", "* /")
 
 
+class _Environment(jinja2.Environment):
+    """Jinja2's environment, with `x.key` of a plain dict looked up as an item at once: the IR
+    is dicts, and Jinja2 asks for an attribute first, which raises AttributeError each time."""
+
+    _DICT_ATTRIBUTES = frozenset(dir(dict))
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in self._DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
+@cache
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    """The one environment of this process: templates are compiled once, on first use (and
+    again when their file changes)."""
+    env = _Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -104,6 +124,13 @@ def environment() -> jinja2.Environment:
     return env
 
 
+def compile_templates() -> None:
+    """Compile every template now (they are otherwise compiled on first use, in render_all)."""
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+
+
 def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:
     """A per-library override (templates/<name>/<kind>) where one exists, else the base."""
     return env.select_template([f"{name}/{kind}", kind])
@@ -114,9 +141,11 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
               "cuda_version": model.cuda_version}
+    # About half the work in a second process (forked: it has the model and the compiled templates)
+    # while this one renders the rest.
+    half = parallel.forked(lambda: _ir_and_library_files(env, model, common))
     out: dict[str, str] = {}
     for ir in model.irs:
-        out[f"ir/{ir['unit']}.json"] = json.dumps(ir, indent=1, ensure_ascii=False) + "\n"
         out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
@@ -132,13 +161,20 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
         context = common | {"m": module}
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
+    out.update(half())
+    return out
+
+
+def _ir_and_library_files(env: jinja2.Environment, model: Model, common: dict) -> dict[str, str]:
+    """The IR files, and each library's source, mock and passthrough test."""
+    out = {f"ir/{ir['unit']}.json": irjson.dumps(ir) + "\n" for ir in model.irs}
     for library in model.libraries:
         context = common | {"lib": library}
         name = library.library.name
         out[f"src/{name}.c"] = _template(env, "library.c.j2", name).render(context)
         out[f"tests/mock_{name}.c"] = _template(env, "mock.c.j2", name).render(context)
         out[f"tests/passthrough_{name}.c"] = _template(env, "passthrough.c.j2", name).render(context)
-    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
     return out
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from . import clang_ext
+
 _OPTIONS = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | ci.TranslationUnit.PARSE_INCOMPLETE
 # Macro definitions and expansions as cursors: only parses that read macros need them, and they
 # are most of a translation unit's top-level cursors.
@@ -63,7 +65,7 @@ class Parsed:
         if not file:
             return None
         # File handles are the translation unit's: a cursor of another unit is told apart by its own.
-        key = (id(cursor._tu), ctypes.cast(file, ctypes.c_void_p).value)
+        key = (id(cursor._tu), ctypes.addressof(file.contents))  # the handle's value: what it points to
         names = self.memo.setdefault("header_of", {})
         if key not in names:
             names[key] = self.relative(ci.File(file))
@@ -89,6 +91,11 @@ def _relative(name: str, include_dirs: IncludeDirs) -> str | None:
         except ValueError:
             continue
     return None
+
+
+def load_libclang() -> None:
+    """Load libclang and bind its functions (the bindings do both on first use, ~0.1 s)."""
+    ci.conf.lib  # noqa: B018 - the property loads it
 
 
 def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
@@ -134,7 +141,7 @@ def _in_main_file(diagnostic: ci.Diagnostic, source_name: str) -> bool:
 
 def top_level(cursor: ci.Cursor):
     """Top-level declarations in source order, looking through extern "C" blocks."""
-    for child in cursor.get_children():
+    for child in clang_ext.children(cursor):
         if child.kind in (ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.UNEXPOSED_DECL):
             yield from top_level(child)
         else:
