@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+GPU_RESULTS = ROOT / "bench" / "gpu" / "results.md"  # the last `make bench-gpu`, recorded from the GPU machine
 CALLS = 1000  # calls per per-call row
 GENERATE_COMMAND = [sys.executable, "-m", "generator", "check", "--out", "generated"]
 
@@ -281,6 +282,9 @@ def main() -> int:
         text += "\n" + note + "\n"
     text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
              "[bench/results.md](../bench/results.md).\n" if not args.generate_only else "")
+    if not args.generate_only and GPU_RESULTS.exists():
+        text += ("\n" + GPU_RESULTS.read_text().rstrip() + "\n\n(Copied from [bench/gpu/results.md](../bench/gpu/results.md), "
+                 "the output of `bench/gpu/run.sh` on the GPU machine; `make bench-gpu` runs it there.)\n")
     out.write_text(text)
     print(text)
     return 0
