@@ -2,20 +2,27 @@
  * loader/discovery.c - the README's discovery order, first hit wins, absolute
  * paths only:
  *   1. the path or handle given through the API;  2. CUBIND_<LIB>_PATH;
- *   3. a copy already loaded (RTLD_NOLOAD, newest soname first);
+ *   3. a copy already loaded, newest soname first: the loaded objects are walked
+ *      (dl_iterate_phdr; their DT_SONAME, or the file name they were loaded by), and
+ *      only a soname found there is asked of dlopen (RTLD_NOLOAD), so that a soname
+ *      not loaded costs no search of the file system;
  *   4. the system loader's search by soname, newest first, done here so that every
  *      file is checked before dlopen and known by an absolute path: the search path
  *      the dynamic loader reports (LD_LIBRARY_PATH, rpath; relative and empty entries,
- *      which mean the working directory, are skipped), the ld.so cache, the system
- *      directories;
+ *      which mean the working directory, are skipped), the ld.so cache (read once per
+ *      search, and only when the search path missed; looked up as ld.so does, by a
+ *      binary search), the system directories;
  *   5. $CUDA_PATH, $CUDA_HOME, $CONDA_PREFIX, /usr/local/cuda with lib64, lib,
  *      targets/<arch>/lib.
- * An explicit choice (1 or 2) that fails is final. Every attempt is written to
- * `why`, so a failure lists each path tried and what the system said. A path is
+ * An explicit choice (1 or 2) that fails is final. Every attempt that fails is written
+ * to `why`, so a failure lists each path tried and what the system said; the text is
+ * written only for what failed (a load that succeeds formats nothing). A path is
  * looked at before dlopen: directories, FIFOs and devices, ELF files cut short or
  * built for another machine are refused with the reason (dlopen would block, die of
  * SIGBUS, or say "No such file or directory"), and so is a file whose DT_SONAME is
- * not of the library's soname family (libcublasLt.so.13 given as libcublas).
+ * not of the library's soname family (libcublasLt.so.13 given as libcublas). The file
+ * is opened once for these checks (its headers, dynamic section and soname read with
+ * one pread each), and its real path is read from that descriptor.
  * Environment variables are read with secure_getenv: a set-user-ID or set-group-ID
  * program ignores them.
  */
@@ -63,16 +70,57 @@ static const char *const system_dirs[] = {
 #endif
     "/lib", "/usr/lib"};
 
+/* What a discovery run learned beside the handle, for cubind__open: the answer of the version
+ * query when it was asked to accept or refuse the file (so it is asked once), and the real path
+ * of the file it opened, read from the descriptor of its checks. */
+struct found {
+    void *query_handle; /* the handle the query was asked of; NULL when not asked */
+    void *query_address;
+    int query_failed, status, version[3];
+    char real_path[PATH_MAX]; /* "" when unknown */
+};
+
 const char *cubind__getenv(const char *name)
 {
     return secure_getenv(name);
+}
+
+/* cubind__strbuf_escaped, a run of printable characters at a time (it appends a character at a time). */
+static void append_escaped(cubind__strbuf *why, const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p != '\0') {
+        const unsigned char *run = p;
+        size_t n;
+        while (*p != '\\' && (n = cubind__printable_length(p)) > 0)
+            p += n;
+        if (p > run)
+            cubind__strbuf_printf(why, "%.*s", (int)(p - run), (const char *)run);
+        if (*p != '\0') {
+            cubind__strbuf_printf(why, "\\x%02x", *p);
+            ++p;
+        }
+    }
+}
+
+/* A copy of `text` escaped as cubind__strbuf_escaped does, or NULL when out of memory. */
+static char *escaped_copy(const char *text)
+{
+    cubind__strbuf escaped = {0};
+    const unsigned char *p;
+    for (p = (const unsigned char *)text; *p >= 0x20 && *p < 0x7f && *p != '\\'; ++p)
+        ;
+    if (*p == '\0') /* printable ASCII: nothing to escape */
+        return strdup(text);
+    append_escaped(&escaped, text);
+    return escaped.failed ? (cubind__strbuf_free(&escaped), (char *)NULL) : cubind__strbuf_take(&escaped);
 }
 
 /* Append dlerror's text, escaped (it repeats paths, which may hold any byte). */
 static void dl_reason(cubind__strbuf *why)
 {
     const char *reason = dlerror();
-    cubind__strbuf_escaped(why, reason != NULL ? reason : "unknown dlopen error");
+    append_escaped(why, reason != NULL ? reason : "unknown dlopen error");
 }
 
 int cubind__soname_in_family(const cubind__library_desc *d, const char *soname)
@@ -102,7 +150,7 @@ static int check_family(const cubind__library_desc *d, const char *soname, cubin
     if (cubind__soname_in_family(d, soname))
         return 0;
     cubind__strbuf_printf(why, ": is ");
-    cubind__strbuf_escaped(why, soname);
+    append_escaped(why, soname);
     cubind__strbuf_printf(why, ", not %s (its DT_SONAME is none of", d->file);
     for (i = 0; i < d->soname_count; ++i)
         cubind__strbuf_printf(why, "%s %s", i ? "," : "", d->sonames[i]);
@@ -123,28 +171,34 @@ static const char *file_type(mode_t mode)
     return "not a file";
 }
 
-/* dlopen an absolute path, saying in `why` why not. */
 /* 1 (after saying why and closing the handle) when the file answers its version query with a status
- * that says it is not the library: the driver's link-time stub answers CUDA_ERROR_STUB_LIBRARY. */
-static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
+ * that says it is not the library: the driver's link-time stub answers CUDA_ERROR_STUB_LIBRARY. The
+ * answer is kept in `found` for read_version, which does not ask again. */
+static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why, struct found *found)
 {
-    int status = 0, version[3];
-    size_t i;
     void *address;
+    size_t i;
     cubind__fnptr query;
+    found->query_handle = NULL;
     if (d->refused_count == 0 || d->version_query == NULL)
         return 0;
     address = dlsym(handle, d->version_query_name);
     if (address == NULL)
         return 0;
     memcpy(&query, &address, sizeof query);
-    if (d->version_query(query, version, &status) == 0)
+    found->query_handle = handle;
+    found->query_address = address;
+    found->status = 0;
+    found->version[0] = found->version[1] = found->version[2] = -1;
+    found->query_failed = d->version_query(query, found->version, &found->status) != 0;
+    if (!found->query_failed)
         return 0;
     for (i = 0; i < d->refused_count; ++i) {
-        if (status == d->refused_statuses[i]) {
-            const char *name = cubind_status_name(cubind_library_from_name(d->name), status);
+        if (found->status == d->refused_statuses[i]) {
+            const char *name = cubind_status_name(cubind_library_from_name(d->name), found->status);
             cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", d->version_query_name,
-                                  name != NULL ? name : "a status", status, d->refusal_reasons[i]);
+                                  name != NULL ? name : "a status", found->status, d->refusal_reasons[i]);
+            found->query_handle = NULL;
             dlclose(handle);
             return 1;
         }
@@ -152,49 +206,110 @@ static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *
     return 0;
 }
 
-static void *open_path(const cubind__library_desc *d, const char *path, cubind__strbuf *why)
+/* The path of the open file `fd` as the kernel knows it (symbolic links resolved), into
+ * found->real_path; "" when /proc cannot tell (not mounted, the file deleted). */
+static void real_path_of(int fd, struct found *found)
+{
+    char link[32] = "/proc/self/fd/", digits[16];
+    size_t n = 0, at = strlen(link);
+    ssize_t got;
+    unsigned value = (unsigned)fd;
+    do
+        digits[n++] = (char)('0' + value % 10);
+    while ((value /= 10) != 0 && n < sizeof digits);
+    while (n > 0)
+        link[at++] = digits[--n];
+    link[at] = '\0';
+    found->real_path[0] = '\0';
+    got = readlink(link, found->real_path, sizeof found->real_path - 1);
+    if (got <= 0 || (size_t)got >= sizeof found->real_path - 1 || found->real_path[0] != '/') {
+        found->real_path[0] = '\0';
+        return;
+    }
+    found->real_path[got] = '\0';
+    if (got >= 10 && strcmp(found->real_path + got - 10, " (deleted)") == 0)
+        found->real_path[0] = '\0';
+}
+
+/* dlopen an absolute path after looking at it. On failure `prefix`, `more`, the path (escaped)
+ * and the reason are appended to `why`; nothing is written when it loads. */
+static void *open_path(const cubind__library_desc *d, const char *path, const char *prefix, const char *more,
+                       cubind__strbuf *why, struct found *found)
 {
     struct stat st;
-    void *handle;
+    cubind__strbuf reason = {0};
+    void *handle = NULL;
     char soname[256];
-    cubind__strbuf_escaped(why, path);
+    int has_soname = -1, go = 0;
+    found->real_path[0] = '\0';
     if (stat(path, &st) != 0) {
-        cubind__strbuf_printf(why, ": %s", strerror(errno));
-        return NULL;
+        cubind__strbuf_printf(&reason, ": %s", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        cubind__strbuf_printf(&reason, ": is a directory");
+    } else if (!S_ISREG(st.st_mode)) { /* dlopen of a FIFO would wait for a writer */
+        cubind__strbuf_printf(&reason, ": not a regular file (%s)", file_type(st.st_mode));
+    } else {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        go = 1; /* a file that cannot be opened: dlopen says why */
+        if (fd >= 0) {
+            go = cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &reason) == 0;
+            if (go)
+                real_path_of(fd, found);
+            close(fd);
+        }
+        /* before dlopen: a wrong library's constructors never run; a file whose soname cannot be
+         * read is not an ELF file dlopen takes, and it says why */
+        if (go && has_soname >= 0)
+            go = check_family(d, has_soname ? soname : NULL, &reason) == 0;
     }
-    if (S_ISDIR(st.st_mode)) {
-        cubind__strbuf_printf(why, ": is a directory");
-        return NULL;
+    if (go) {
+        handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (handle == NULL) {
+            cubind__strbuf_printf(&reason, ": ");
+            dl_reason(&reason);
+        } else if (refused(d, handle, &reason, found)) {
+            handle = NULL;
+        } else {
+            struct link_map *map = NULL; /* the real path is of this file only when dlopen loaded it by this name */
+            if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL || map->l_name == NULL ||
+                strcmp(map->l_name, path) != 0)
+                found->real_path[0] = '\0';
+        }
     }
-    if (!S_ISREG(st.st_mode)) { /* dlopen of a FIFO would wait for a writer */
-        cubind__strbuf_printf(why, ": not a regular file (%s)", file_type(st.st_mode));
-        return NULL;
-    }
-    if (cubind__check_elf(path, st.st_size, why) != 0)
-        return NULL;
-    switch (cubind__elf_soname(path, soname, sizeof soname)) {
-    case 1: /* before dlopen: a wrong library's constructors never run */
-        if (check_family(d, soname, why) != 0)
-            return NULL;
-        break;
-    case 0:
-        if (check_family(d, NULL, why) != 0)
-            return NULL;
-        break;
-    default: /* not an ELF file dlopen takes: it says why */
-        break;
-    }
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        cubind__strbuf_printf(why, ": ");
-        dl_reason(why);
-    } else if (refused(d, handle, why)) {
-        return NULL;
+        found->real_path[0] = '\0';
+        cubind__strbuf_printf(why, "%s%s", prefix, more);
+        append_escaped(why, path);
+        cubind__strbuf_printf(why, "%s", cubind__strbuf_str(&reason));
     }
+    cubind__strbuf_free(&reason);
     return handle;
 }
 
-static void *try_root(const cubind__library_desc *d, const char *root, cubind__strbuf *why)
+/* `dir`/`name` (and /`name2` when not NULL) in `buffer` (`size` bytes), or, when it does not fit, in
+ * `spill` (the system then says "File name too long" of it). Returns the path. */
+static const char *join_path(char *buffer, size_t size, cubind__strbuf *spill, const char *dir, const char *name,
+                             const char *name2)
+{
+    size_t a = strlen(dir), b = strlen(name), c = name2 != NULL ? strlen(name2) : 0;
+    if (a + b + c + 3 > size) {
+        if (name2 != NULL)
+            cubind__strbuf_printf(spill, "%s/%s/%s", dir, name, name2);
+        else
+            cubind__strbuf_printf(spill, "%s/%s", dir, name);
+        return cubind__strbuf_str(spill);
+    }
+    memcpy(buffer, dir, a);
+    buffer[a] = '/';
+    memcpy(buffer + a + 1, name, b + 1);
+    if (name2 != NULL) {
+        buffer[a + 1 + b] = '/';
+        memcpy(buffer + a + 2 + b, name2, c + 1);
+    }
+    return buffer;
+}
+
+static void *try_root(const cubind__library_desc *d, const char *root, cubind__strbuf *why, struct found *found)
 {
     const char *subdirs[2 + sizeof target_dirs / sizeof target_dirs[0]];
     size_t nsub = 0, i, j, absent = 0;
@@ -204,25 +319,25 @@ static void *try_root(const cubind__library_desc *d, const char *root, cubind__s
         subdirs[nsub++] = target_dirs[i];
     for (i = 0; i < nsub; ++i) {
         for (j = 0; j < d->soname_count; ++j) {
-            cubind__strbuf path = {0};
+            cubind__strbuf spill = {0};
+            char buffer[PATH_MAX];
             struct stat st;
             void *handle;
-            cubind__strbuf_printf(&path, "%s/%s/%s", root, subdirs[i], d->sonames[j]);
-            if (lstat(cubind__strbuf_str(&path), &st) != 0 && errno == ENOENT) {
-                cubind__strbuf_free(&path);
+            const char *path = join_path(buffer, sizeof buffer, &spill, root, subdirs[i], d->sonames[j]);
+            if (lstat(path, &st) != 0 && errno == ENOENT) {
+                cubind__strbuf_free(&spill);
                 absent++; /* absent files are listed together below */
                 continue;
             }
-            cubind__strbuf_printf(why, "; ");
-            handle = open_path(d, cubind__strbuf_str(&path), why);
-            cubind__strbuf_free(&path);
+            handle = open_path(d, path, "; ", "", why, found);
+            cubind__strbuf_free(&spill);
             if (handle != NULL)
                 return handle;
         }
     }
     if (absent > 0) {
         cubind__strbuf_printf(why, "; ");
-        cubind__strbuf_escaped(why, root);
+        append_escaped(why, root);
         cubind__strbuf_printf(why, "/{");
         for (i = 0; i < nsub; ++i)
             cubind__strbuf_printf(why, "%s%s", i ? "," : "", subdirs[i]);
@@ -234,72 +349,163 @@ static void *try_root(const cubind__library_desc *d, const char *root, cubind__s
     return NULL;
 }
 
-/* The ld.so cache's entry for `soname` (this machine's kind of library), or NULL; the text
- * is copied to `out`. Reads the "glibc-ld.so.cache1.1" format, after the old one or alone. */
-static const char *cache_lookup(const char *soname, char *out, size_t size)
+/* The ld.so cache, mapped on the first look-up of a search and unmapped at its end. */
+struct ld_cache {
+    int tried;
+    const unsigned char *map;
+    size_t size;    /* of the mapping */
+    size_t base;    /* offset of the "glibc-ld.so.cache1.1" header: string offsets count from it */
+    size_t entries; /* whole entries in the file */
+};
+
+/* Compare `name` with the cache key at `key` (bounded by `end`) as ld.so orders its cache
+ * (_dl_cache_libcmp, plain chars: runs of digits compare as numbers); a key running past
+ * `end` compares below every name (the look-up never takes it). */
+static int cache_compare(const char *name, const char *key, const char *end)
+{
+    while (*name != '\0') {
+        if (key >= end)
+            return 1;
+        if (*name >= '0' && *name <= '9') {
+            unsigned long a, b;
+            if (!(*key >= '0' && *key <= '9'))
+                return 1;
+            a = (unsigned long)(*name++ - '0');
+            b = (unsigned long)(*key++ - '0');
+            while (*name >= '0' && *name <= '9')
+                a = a * 10 + (unsigned long)(*name++ - '0');
+            while (key < end && *key >= '0' && *key <= '9')
+                b = b * 10 + (unsigned long)(*key++ - '0');
+            if (a != b)
+                return a < b ? -1 : 1;
+        } else if (*key >= '0' && *key <= '9') {
+            return -1;
+        } else if (*name != *key) {
+            return *name < *key ? -1 : 1;
+        } else {
+            ++name;
+            ++key;
+        }
+    }
+    return key >= end ? 1 : *key == '\0' ? 0 : 0 < *key ? -1 : 1;
+}
+
+static void cache_open(struct ld_cache *c)
 {
     const char *file = cubind__getenv("CUBIND_LD_SO_CACHE");
-    const unsigned char *map;
     struct stat st;
-    size_t off = 0, n, i, total;
-    const char *found = NULL;
+    size_t off = 0;
     int fd;
+    c->tried = 1;
     if (file == NULL)
         file = default_ld_cache;
     if (file[0] == '\0')
-        return NULL;
+        return;
     fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
+        return;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 48) {
         close(fd);
-        return NULL;
+        return;
     }
-    total = (size_t)st.st_size;
-    map = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+    c->size = (size_t)st.st_size;
+    c->map = mmap(NULL, c->size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (map == MAP_FAILED)
-        return NULL;
-    if (memcmp(map, "ld.so-1.7.0", 11) == 0) { /* the old format first: skip its entries */
+    if (c->map == MAP_FAILED) {
+        c->map = NULL;
+        return;
+    }
+    if (memcmp(c->map, "ld.so-1.7.0", 11) == 0) { /* the old format first: skip its entries */
         uint32_t old;
-        memcpy(&old, map + 12, sizeof old);
+        memcpy(&old, c->map + 12, sizeof old);
         off = 16 + (size_t)old * 12;
         off = (off + 7) & ~(size_t)7;
     }
-    if (off + 48 <= total && memcmp(map + off, "glibc-ld.so.cache1.1", 20) == 0) {
+    if (off + 48 <= c->size && memcmp(c->map + off, "glibc-ld.so.cache1.1", 20) == 0) {
         uint32_t count;
-        memcpy(&count, map + off + 20, sizeof count);
-        n = count;
-        for (i = 0; i < n && off + 48 + (i + 1) * 24 <= total; ++i) {
-            const unsigned char *e = map + off + 48 + i * 24;
-            int32_t flags;
-            uint32_t key, value;
-            uint64_t hwcap;
-            memcpy(&flags, e, 4);
-            memcpy(&key, e + 4, 4);
-            memcpy(&value, e + 8, 4);
-            memcpy(&hwcap, e + 16, 8);
-            if (hwcap != 0) /* a glibc-hwcaps variant: the plain entry is for every machine */
-                continue;
-            if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
-                continue;
+        memcpy(&count, c->map + off + 20, sizeof count);
+        c->base = off;
+        c->entries = (c->size - off - 48) / 24;
+        if ((size_t)count < c->entries)
+            c->entries = count;
+    }
+}
+
+static void cache_close(struct ld_cache *c)
+{
+    if (c->map != NULL)
+        munmap((void *)c->map, c->size);
+    c->map = NULL;
+}
+
+/* The string at offset `at` of the cache (from its header), or NULL when it does not end inside it. */
+static const char *cache_string(const struct ld_cache *c, uint32_t at)
+{
+    size_t start = c->base + at;
+    if (start < c->base || start >= c->size || memchr(c->map + start, 0, c->size - start) == NULL)
+        return NULL;
+    return (const char *)c->map + start;
+}
+
+/* cache_compare of `soname` and the key at offset `key`; a key outside the file compares below it. */
+static int compare_key(const struct ld_cache *c, const char *soname, uint32_t key)
+{
+    if (c->base + key >= c->size)
+        return 1;
+    return cache_compare(soname, (const char *)c->map + c->base + key, (const char *)c->map + c->size);
+}
+
+/* The ld.so cache's entry for `soname` (this machine's kind of library, no glibc-hwcaps
+ * variant), or NULL; the text is copied to `out`. Reads the "glibc-ld.so.cache1.1" format,
+ * after the old one or alone; found by a binary search, as ld.so finds it (the cache is sorted,
+ * descending, in _dl_cache_libcmp's order), then the entries of that name in order. */
+static const char *cache_lookup(struct ld_cache *c, const char *soname, char *out, size_t size)
+{
+    size_t left = 0, right, middle;
+    if (!c->tried)
+        cache_open(c);
+    if (c->map == NULL || c->entries == 0)
+        return NULL;
+    right = c->entries;
+    while (left < right) { /* the first entry not above `soname` */
+        uint32_t key;
+        middle = left + (right - left) / 2;
+        memcpy(&key, c->map + c->base + 48 + middle * 24 + 4, sizeof key);
+        if (compare_key(c, soname, key) < 0)
+            left = middle + 1;
+        else
+            right = middle;
+    }
+    for (; left < c->entries; ++left) {
+        const unsigned char *e = c->map + c->base + 48 + left * 24;
+        const char *key_text, *value_text;
+        int32_t flags;
+        uint32_t key, value;
+        uint64_t hwcap;
+        memcpy(&flags, e, 4);
+        memcpy(&key, e + 4, 4);
+        memcpy(&value, e + 8, 4);
+        memcpy(&hwcap, e + 16, 8);
+        if (compare_key(c, soname, key) != 0)
+            break; /* past the entries of this name */
+        if (hwcap != 0) /* a glibc-hwcaps variant: the plain entry is for every machine */
+            continue;
+        if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
+            continue;
 #ifdef CACHE_ARCH_FLAGS
-            if ((flags & 0xff00) != CACHE_ARCH_FLAGS)
-                continue;
+        if ((flags & 0xff00) != CACHE_ARCH_FLAGS)
+            continue;
 #endif
-            if (off + key >= total || off + value >= total || memchr(map + off + key, 0, total - off - key) == NULL ||
-                memchr(map + off + value, 0, total - off - value) == NULL)
-                continue;
-            if (strcmp((const char *)map + off + key, soname) == 0 && map[off + value] == '/' &&
-                strlen((const char *)map + off + value) < size) {
-                strcpy(out, (const char *)map + off + value);
-                found = out;
-                break;
-            }
+        key_text = cache_string(c, key);
+        value_text = cache_string(c, value);
+        if (key_text == NULL || value_text == NULL || strcmp(key_text, soname) != 0)
+            continue;
+        if (value_text[0] == '/' && strlen(value_text) < size) {
+            strcpy(out, value_text);
+            return out;
         }
     }
-    munmap((void *)map, total);
-    return found;
+    return NULL;
 }
 
 static int is_system_dir(const char *dir)
@@ -313,20 +519,40 @@ static int is_system_dir(const char *dir)
 
 /* Try `dir`/`soname`: NULL when absent (nothing said) or refused (the reason in `why`). */
 static void *try_dir(const cubind__library_desc *d, const char *dir, const char *soname, cubind__strbuf *why,
-                     size_t *absent)
+                     size_t *absent, struct found *found)
 {
-    cubind__strbuf path = {0};
+    cubind__strbuf spill = {0};
+    char buffer[PATH_MAX];
     struct stat st;
     void *handle = NULL;
-    cubind__strbuf_printf(&path, "%s/%s", dir, soname);
-    if (lstat(cubind__strbuf_str(&path), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+    const char *path = join_path(buffer, sizeof buffer, &spill, dir, soname, NULL);
+    if (lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
         (*absent)++;
-    } else {
-        cubind__strbuf_printf(why, "; system loader: ");
-        handle = open_path(d, cubind__strbuf_str(&path), why);
-    }
-    cubind__strbuf_free(&path);
+    else
+        handle = open_path(d, path, "; system loader: ", "", why, found);
+    cubind__strbuf_free(&spill);
     return handle;
+}
+
+/* The DT_SONAME of an object from its dynamic section `dyn` (`base`: its load address), or NULL. */
+static const char *dynamic_soname(const ElfW(Dyn) *dyn, uintptr_t base)
+{
+    uintptr_t strtab = 0;
+    size_t offset = 0;
+    int has_soname = 0;
+    for (; dyn != NULL && dyn->d_tag != DT_NULL; ++dyn) {
+        if (dyn->d_tag == DT_STRTAB)
+            strtab = (uintptr_t)dyn->d_un.d_ptr;
+        else if (dyn->d_tag == DT_SONAME) {
+            offset = (size_t)dyn->d_un.d_val;
+            has_soname = 1;
+        }
+    }
+    if (!has_soname || strtab == 0)
+        return NULL;
+    if (strtab < base) /* ABIs that leave the dynamic section unrelocated */
+        strtab += base;
+    return (const char *)strtab + offset;
 }
 
 /*
@@ -335,24 +561,27 @@ static void *try_dir(const cubind__library_desc *d, const char *dir, const char 
  * cubind (its rpath and the program's, LD_LIBRARY_PATH, which the loader ignores in secure
  * mode, cubind's runpath; dlinfo RTLD_DI_SERINFO), skipping
  * relative and empty entries (the working directory); then the ld.so cache
- * ($CUBIND_LD_SO_CACHE when set, "" for none); then the system directories.
+ * ($CUBIND_LD_SO_CACHE when set, "" for none; read once, when the search path missed); then
+ * the system directories.
  */
-static void *system_search(const cubind__library_desc *d, cubind__strbuf *why)
+static void *system_search(const cubind__library_desc *d, void *self, cubind__strbuf *why, struct found *found)
 {
+    union {
+        Dl_serinfo info;
+        char bytes[2048];
+    } small;
     Dl_serinfo size_info, *info = NULL;
-    Dl_info where;
-    void *self = NULL; /* cubind's own object: a dlopen from it searches its rpath, not the program's runpath */
     void *handle = NULL;
     size_t i, j, absent = 0;
+    struct ld_cache cache = {0, NULL, 0, 0, 0};
     char cached[PATH_MAX];
 
-    if (dladdr1(default_ld_cache, &where, &self, RTLD_DL_LINKMAP) == 0)
-        self = NULL;
     if (self != NULL && dlinfo(self, RTLD_DI_SERINFOSIZE, &size_info) == 0 &&
-        (info = malloc(size_info.dls_size)) != NULL) {
+        (info = size_info.dls_size <= sizeof small ? &small.info : malloc(size_info.dls_size)) != NULL) {
         *info = size_info;
         if (dlinfo(self, RTLD_DI_SERINFO, info) != 0) {
-            free(info);
+            if (info != &small.info)
+                free(info);
             info = NULL;
         }
     }
@@ -361,7 +590,7 @@ static void *system_search(const cubind__library_desc *d, cubind__strbuf *why)
             const char *dir = info->dls_serpath[i].dls_name;
             if (dir[0] != '/' && !is_system_dir(dir)) {
                 cubind__strbuf_printf(why, "; system loader: search path entry \"");
-                cubind__strbuf_escaped(why, dir);
+                append_escaped(why, dir);
                 cubind__strbuf_printf(why, "\" skipped (not absolute: the working directory)");
             }
         }
@@ -370,31 +599,104 @@ static void *system_search(const cubind__library_desc *d, cubind__strbuf *why)
         for (i = 0; info != NULL && i < info->dls_cnt && handle == NULL; ++i) {
             const char *dir = info->dls_serpath[i].dls_name;
             if (dir[0] == '/' && !is_system_dir(dir))
-                handle = try_dir(d, dir, soname, why, &absent);
+                handle = try_dir(d, dir, soname, why, &absent, found);
         }
-        if (handle == NULL && cache_lookup(soname, cached, sizeof cached) != NULL) {
-            cubind__strbuf_printf(why, "; system loader: ld.so cache: ");
-            handle = open_path(d, cached, why);
-        }
+        if (handle == NULL && cache_lookup(&cache, soname, cached, sizeof cached) != NULL)
+            handle = open_path(d, cached, "; system loader: ld.so cache: ", "", why, found);
         for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && handle == NULL; ++i)
-            handle = try_dir(d, system_dirs[i], soname, why, &absent);
+            handle = try_dir(d, system_dirs[i], soname, why, &absent, found);
     }
+    cache_close(&cache);
     if (handle == NULL) {
         cubind__strbuf_printf(why, "; system loader: no loadable");
         for (j = 0; j < d->soname_count; ++j)
             cubind__strbuf_printf(why, "%s %s", j ? "," : "", d->sonames[j]);
         cubind__strbuf_printf(why, " in the search path, the ld.so cache or the system directories");
     }
-    free(info);
+    if (info != &small.info)
+        free(info);
     return handle;
 }
 
-static void *discover(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
-                      const char **found_by, cubind__strbuf *why)
+/* One walk of the loaded objects (dl_iterate_phdr, which holds the loader's lock while it calls
+ * back) for steps 3 and 4: which of d's sonames (bit i for sonames[i]; those past 64 are always
+ * asked) name a loaded object, by its DT_SONAME or the file name it was loaded by; and cubind's
+ * own link map, the one holding `self_address` (a dlopen from cubind searches cubind's rpath, not
+ * the program's runpath): the main namespace's link map with the load address and name
+ * dl_iterate_phdr reports (it hands out the link map's own l_name). */
+struct walk {
+    const cubind__library_desc *d;
+    unsigned long long loaded;
+    uintptr_t self_address;
+    struct link_map *self;
+};
+
+static int walk_object(struct dl_phdr_info *info, size_t size, void *data)
 {
+    struct walk *walk = data;
+    const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
+    const char *base = strrchr(name, '/');
+    const char *soname = NULL;
+    size_t i;
+    (void)size;
+    base = base != NULL ? base + 1 : name;
+    for (i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC && soname == NULL) {
+            soname = dynamic_soname((const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr), info->dlpi_addr);
+        } else if (ph->p_type == PT_LOAD && walk->self == NULL &&
+                   walk->self_address - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz) {
+            struct link_map *l;
+            for (l = _r_debug.r_map; l != NULL && walk->self == NULL; l = l->l_next)
+                if (l->l_addr == info->dlpi_addr && l->l_name == info->dlpi_name)
+                    walk->self = l;
+        }
+    }
+    for (i = 0; i < walk->d->soname_count && i < 64; ++i)
+        if ((soname != NULL && strcmp(soname, walk->d->sonames[i]) == 0) || strcmp(base, walk->d->sonames[i]) == 0)
+            walk->loaded |= 1ull << i;
+    return 0;
+}
+
+/* Step 3: a copy already loaded, newest soname first; only the sonames the walk found loaded are
+ * asked of dlopen (a RTLD_NOLOAD probe of one not loaded searches every directory for nothing).
+ * Nothing is written to `why` unless a loaded copy is refused; then the step's text up to it: the
+ * sonames before it, the refusal and its soname. *listed is how many sonames that text names. */
+static void *already_loaded(const cubind__library_desc *d, const struct walk *walk, cubind__strbuf *why,
+                            struct found *found, size_t *listed)
+{
+    size_t i;
+    *listed = 0;
+    for (i = 0; i < d->soname_count; ++i) {
+        cubind__strbuf reason = {0};
+        void *handle;
+        if (i < 64 && !(walk->loaded & (1ull << i)))
+            continue;
+        handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_NOLOAD);
+        if (handle == NULL)
+            continue;
+        if (!refused(d, handle, &reason, found))
+            return handle;
+        for (; *listed < i; ++*listed)
+            cubind__strbuf_printf(why, " %s", d->sonames[*listed]);
+        cubind__strbuf_printf(why, "%s %s", cubind__strbuf_str(&reason), d->sonames[i]);
+        cubind__strbuf_free(&reason);
+        *listed = i + 1;
+    }
+    return NULL;
+}
+
+static void *discover(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
+                      const char **found_by, cubind__strbuf *why, struct found *found)
+{
+    cubind__strbuf loaded = {0}; /* step 3's text: written only when the whole search fails */
+    cubind__strbuf later = {0};  /* steps 4 and 5's, after it */
+    struct walk walk = {NULL, 0, (uintptr_t)(const void *)default_ld_cache, NULL};
+    Dl_info where;
+    void *self = NULL;
     const char *env;
     void *handle;
-    size_t i;
+    size_t i, listed;
 
     if (explicit_handle != NULL) {
         *found_by = "cubind_set_library_handle";
@@ -402,34 +704,34 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
     }
     if (explicit_path != NULL) {
         *found_by = "cubind_set_library_path";
-        cubind__strbuf_printf(why, "cubind_set_library_path: ");
-        return open_path(d, explicit_path, why);
+        return open_path(d, explicit_path, "cubind_set_library_path: ", "", why, found);
     }
     env = cubind__getenv(d->env_var);
     if (env != NULL && env[0] != '\0') {
         *found_by = d->env_var;
-        cubind__strbuf_printf(why, "%s=", d->env_var);
         if (env[0] != '/') {
-            cubind__strbuf_escaped(why, env);
+            cubind__strbuf_printf(why, "%s=", d->env_var);
+            append_escaped(why, env);
             cubind__strbuf_printf(why, ": refused, a relative path (cubind loads only absolute paths, never "
                                        "relative to the working directory)");
             return NULL;
         }
-        return open_path(d, env, why);
+        return open_path(d, env, d->env_var, "=", why, found);
     }
-    cubind__strbuf_printf(why, "%s unset; already loaded: none of", d->env_var);
-    for (i = 0; i < d->soname_count; ++i) {
-        handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_NOLOAD);
-        if (handle != NULL && !refused(d, handle, why)) {
-            *found_by = "already loaded";
-            return handle;
-        }
-        cubind__strbuf_printf(why, " %s", d->sonames[i]);
+    walk.d = d;
+    dl_iterate_phdr(walk_object, &walk);
+    handle = already_loaded(d, &walk, &loaded, found, &listed);
+    if (handle != NULL) {
+        *found_by = "already loaded";
+        goto done;
     }
-    handle = system_search(d, why);
+    /* where the walk cannot tell cubind's own object (loaded in another namespace), dladdr1 can */
+    if (walk.self == NULL && dladdr1(default_ld_cache, &where, &self, RTLD_DL_LINKMAP) == 0)
+        self = NULL;
+    handle = system_search(d, walk.self != NULL ? (void *)walk.self : self, &later, found);
     if (handle != NULL) {
         *found_by = "system loader";
-        return handle;
+        goto done;
     }
     for (i = 0; i <= sizeof root_vars / sizeof root_vars[0]; ++i) {
         const char *name = i < sizeof root_vars / sizeof root_vars[0] ? root_vars[i] : default_root;
@@ -437,25 +739,39 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         if (root == NULL || root[0] == '\0')
             continue;
         if (root[0] != '/') {
-            cubind__strbuf_printf(why, "; %s=", name);
-            cubind__strbuf_escaped(why, root);
-            cubind__strbuf_printf(why, ": ignored, a relative path");
+            cubind__strbuf_printf(&later, "; %s=", name);
+            append_escaped(&later, root);
+            cubind__strbuf_printf(&later, ": ignored, a relative path");
             continue;
         }
-        handle = try_root(d, root, why);
+        handle = try_root(d, root, &later, found);
         if (handle != NULL) {
             *found_by = name;
-            return handle;
+            goto done;
         }
     }
-    return NULL;
+    cubind__strbuf_printf(why, "%s unset; already loaded: none of%s", d->env_var, cubind__strbuf_str(&loaded));
+    for (i = listed; i < d->soname_count; ++i)
+        cubind__strbuf_printf(why, " %s", d->sonames[i]);
+    cubind__strbuf_printf(why, "%s", cubind__strbuf_str(&later));
+done:
+    cubind__strbuf_free(&loaded);
+    cubind__strbuf_free(&later);
+    return handle;
 }
 
-static char *read_soname(const struct link_map *map);
+static char *read_soname(const struct link_map *map)
+{
+    const char *soname = dynamic_soname(map->l_ld, (uintptr_t)map->l_addr);
+    return soname != NULL ? strdup(soname) : NULL;
+}
 
 struct handle_search {
     const void *handle;
     int found;
+    int in_family;  /* its DT_SONAME is of d's family */
+    int with_names; /* copy the soname and name out (for a message) */
+    const cubind__library_desc *d;
     char *soname;
     char *name;
 };
@@ -470,33 +786,44 @@ static int find_handle(struct dl_phdr_info *info, size_t size, void *data)
     (void)size;
     for (l = _r_debug.r_map; l != NULL; l = l->l_next)
         if ((const void *)l == search->handle) {
+            const char *soname = dynamic_soname(l->l_ld, (uintptr_t)l->l_addr);
             search->found = 1;
-            search->soname = read_soname(l);
-            search->name = strdup(l->l_name != NULL && l->l_name[0] != '\0' ? l->l_name : "the main program");
+            search->in_family = soname != NULL && cubind__soname_in_family(search->d, soname);
+            if (search->with_names) {
+                search->soname = soname != NULL ? strdup(soname) : NULL;
+                search->name = strdup(l->l_name != NULL && l->l_name[0] != '\0' ? l->l_name : "the main program");
+            }
             break;
         }
     return 1;
 }
 
-int cubind__check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
+/* cubind__check_handle; with `why` NULL, the answer alone (nothing formatted). */
+static int check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
 {
-    struct handle_search search = {NULL, 0, NULL, NULL};
+    struct handle_search search = {NULL, 0, 0, 0, NULL, NULL, NULL};
     int result;
     cubind__strbuf text = {0};
     if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
-        cubind__strbuf_printf(why, "%s is a pseudo-handle, not the handle of a loaded library",
-                              handle == RTLD_DEFAULT ? "RTLD_DEFAULT" : "RTLD_NEXT");
+        if (why != NULL)
+            cubind__strbuf_printf(why, "%s is a pseudo-handle, not the handle of a loaded library",
+                                  handle == RTLD_DEFAULT ? "RTLD_DEFAULT" : "RTLD_NEXT");
         return -1;
     }
     /* a dlopen handle is its object's link map: it must be one of the process's (main namespace) */
     search.handle = handle;
+    search.d = d;
+    search.with_names = why != NULL;
     dl_iterate_phdr(find_handle, &search);
     if (!search.found) {
-        cubind__strbuf_printf(why, "%p is not the handle of an object loaded in this process (dlopen's main "
-                                   "namespace)", handle);
+        if (why != NULL)
+            cubind__strbuf_printf(why, "%p is not the handle of an object loaded in this process (dlopen's main "
+                                       "namespace)", handle);
         return -1;
     }
-    cubind__strbuf_escaped(&text, search.name != NULL ? search.name : "?");
+    if (why == NULL)
+        return search.in_family ? 0 : -1;
+    append_escaped(&text, search.name != NULL ? search.name : "?");
     result = check_family(d, search.soname, &text);
     free(search.soname);
     free(search.name);
@@ -506,25 +833,15 @@ int cubind__check_handle(const cubind__library_desc *d, void *handle, cubind__st
     return result;
 }
 
-static char *read_soname(const struct link_map *map)
+int cubind__check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
 {
-    const ElfW(Dyn) *dyn;
-    uintptr_t strtab = 0;
-    size_t offset = 0;
-    int has_soname = 0;
-    for (dyn = map->l_ld; dyn != NULL && dyn->d_tag != DT_NULL; ++dyn) {
-        if (dyn->d_tag == DT_STRTAB)
-            strtab = (uintptr_t)dyn->d_un.d_ptr;
-        else if (dyn->d_tag == DT_SONAME) {
-            offset = (size_t)dyn->d_un.d_val;
-            has_soname = 1;
-        }
-    }
-    if (!has_soname || strtab == 0)
-        return NULL;
-    if (strtab < (uintptr_t)map->l_addr) /* ABIs that leave the dynamic section unrelocated */
-        strtab += (uintptr_t)map->l_addr;
-    return strdup((const char *)strtab + offset);
+    cubind__strbuf ignored = {0};
+    int result;
+    if (check_handle(d, handle, NULL) == 0)
+        return 0;
+    result = check_handle(d, handle, why != NULL ? why : &ignored); /* again, to say why */
+    cubind__strbuf_free(&ignored);
+    return result;
 }
 
 /* "libcusolverMg.so.12.0.4.66" -> 12, 0, 4; absent parts stay -1. Returns how many were read. */
@@ -568,61 +885,91 @@ static int record_segments(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+/* 1 when `address` lies in the opened object itself, not in one of its dependencies. */
+static int owns(const cubind__opened *lib, const void *address)
+{
+    size_t i;
+    if (lib->segments == 0) /* segments unknown: take what dlsym gives */
+        return 1;
+    for (i = 0; i < lib->segments; ++i)
+        if ((uintptr_t)address >= lib->segment[i].start && (uintptr_t)address < lib->segment[i].end)
+            return 1;
+    return 0;
+}
+
 cubind__fnptr cubind__own_symbol(const cubind__opened *lib, const char *symbol)
 {
     void *address;
     cubind__fnptr fn;
-    size_t i;
-    int own = lib->segments == 0; /* segments unknown: take what dlsym gives */
     dlerror();
     address = dlsym(lib->handle, symbol);
-    if (address == NULL)
-        return NULL;
-    for (i = 0; i < lib->segments && !own; ++i)
-        own = (uintptr_t)address >= lib->segment[i].start && (uintptr_t)address < lib->segment[i].end;
-    if (!own)
-        return NULL; /* exported by a dependency, not by this library */
+    if (address == NULL || !owns(lib, address))
+        return NULL; /* absent, or exported by a dependency, not by this library */
     memcpy(&fn, &address, sizeof fn);
     return fn;
 }
 
-static void read_version(const cubind__library_desc *d, cubind__opened *out)
+/* The version and how it was told. The version query is asked here unless the discovery asked it
+ * of this very handle already (to accept or refuse the file): then its answer is taken. */
+static void read_version(const cubind__library_desc *d, cubind__opened *out, const struct found *found)
 {
     cubind__strbuf text = {0};
+    char number[48];
     int n;
     out->version[0] = out->version[1] = out->version[2] = -1;
     if (d->version_query_name != NULL) {
-        cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
-        int status = 0, version[3] = {-1, -1, -1};
-        if (query == NULL) {
+        int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
+        if (found->query_handle != NULL && found->query_handle == out->handle) {
+            exported = owns(out, found->query_address);
+            failed = found->query_failed;
+            status = found->status;
+            memcpy(version, found->version, sizeof version);
+        } else {
+            cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
+            exported = query != NULL;
+            if (exported)
+                failed = d->version_query(query, version, &status) != 0;
+        }
+        if (!exported) {
             cubind__strbuf_printf(&text, "%s is not exported: version unknown", d->version_query_name);
-        } else if (d->version_query(query, version, &status) != 0) {
+        } else if (failed) {
             cubind_library library = cubind_library_from_name(d->name);
             const char *name = cubind_status_name(library, status);
             cubind__strbuf_printf(&text, "%s failed with %s (%d): version unknown", d->version_query_name,
                                   name != NULL ? name : "an unknown status", status);
         } else {
             memcpy(out->version, version, sizeof version);
-            cubind__strbuf_printf(&text, "%s", d->version_query_name);
         }
+        out->version_source = exported && !failed ? strdup(d->version_query_name) : cubind__strbuf_take(&text);
     } else {
         const char *file = out->real_path != NULL ? out->real_path : out->path;
         const char *base = strrchr(file, '/');
         n = version_from_file_name(file, out->version);
         cubind__strbuf_printf(&text, "file name ");
-        cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
+        append_escaped(&text, base != NULL ? base + 1 : file);
         cubind__strbuf_printf(&text, " (%s has no version query)%s", d->file,
                               n == 0 ? ": version unknown" : "");
+        out->version_source = cubind__strbuf_take(&text);
     }
-    out->version_source = cubind__strbuf_take(&text);
-    if (out->version[0] < 0)
-        cubind__strbuf_printf(&text, "unknown");
-    else {
-        cubind__strbuf_printf(&text, "%d", out->version[0]);
-        for (n = 1; n < 3 && out->version[n] >= 0; ++n)
-            cubind__strbuf_printf(&text, ".%d", out->version[n]);
+    if (out->version[0] < 0) {
+        memcpy(number, "unknown", sizeof "unknown");
+    } else { /* "13", "13.1" or "13.1.0" */
+        size_t at = 0;
+        for (n = 0; n < 3 && out->version[n] >= 0; ++n) {
+            char digits[16];
+            size_t k = 0;
+            unsigned value = (unsigned)out->version[n];
+            if (n > 0)
+                number[at++] = '.';
+            do
+                digits[k++] = (char)('0' + value % 10);
+            while ((value /= 10) != 0);
+            while (k > 0)
+                number[at++] = digits[--k];
+        }
+        number[at] = '\0';
     }
-    out->version_text = cubind__strbuf_take(&text);
+    out->version_text = strdup(number);
 }
 
 int cubind__open(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle,
@@ -631,10 +978,13 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     struct link_map *map = NULL;
     const char *found_by = NULL;
     cubind__strbuf tried = {0};
-    cubind__strbuf escaped = {0};
     char resolved[PATH_MAX];
-    void *handle = discover(d, explicit_path, explicit_handle, &found_by, &tried);
+    struct found found;
+    void *handle;
 
+    found.query_handle = NULL;
+    found.real_path[0] = '\0';
+    handle = discover(d, explicit_path, explicit_handle, &found_by, &tried, &found);
     if (handle == NULL) {
         cubind__strbuf_printf(why, "%s not found; tried: %s", d->file, cubind__strbuf_str(&tried));
         cubind__strbuf_free(&tried);
@@ -642,8 +992,9 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     }
     cubind__strbuf_free(&tried);
     /* every step's object is checked again once open: a handle, or one already loaded */
-    cubind__strbuf_printf(why, "%s: %s gave ", d->file, found_by);
-    if (cubind__check_handle(d, handle, why) != 0 || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) {
+    if (check_handle(d, handle, NULL) != 0 || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) {
+        cubind__strbuf_printf(why, "%s: %s gave ", d->file, found_by);
+        check_handle(d, handle, why);
         if (handle != explicit_handle)
             dlclose(handle);
         return -1;
@@ -654,24 +1005,26 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     out->map = map;
     dl_iterate_phdr(record_segments, out);
     out->found_by = found_by;
-    out->real_path = realpath(map->l_name != NULL && map->l_name[0] != '\0' ? map->l_name
-                              : explicit_path != NULL                      ? explicit_path
-                                                                           : "/proc/self/exe",
-                              resolved) != NULL
-                         ? strdup(resolved)
-                         : NULL;
+    if (found.real_path[0] != '\0' && handle != explicit_handle) /* read from the descriptor of the checks */
+        out->real_path = strdup(found.real_path);
+    else
+        out->real_path = realpath(map->l_name != NULL && map->l_name[0] != '\0' ? map->l_name
+                                  : explicit_path != NULL                      ? explicit_path
+                                                                               : "/proc/self/exe",
+                                  resolved) != NULL
+                             ? strdup(resolved)
+                             : NULL;
     /* always absolute: an object the program loaded by a relative name is named by its real path */
     out->path = strdup(map->l_name != NULL && map->l_name[0] == '/' ? map->l_name
                        : out->real_path != NULL                    ? out->real_path
                        : explicit_path != NULL                     ? explicit_path
                                                                    : "(main program)");
-    cubind__strbuf_escaped(&escaped, out->path != NULL ? out->path : "");
-    out->path_escaped = cubind__strbuf_take(&escaped);
+    out->path_escaped = escaped_copy(out->path != NULL ? out->path : "");
     out->soname = read_soname(map);
     if (out->path == NULL || out->path_escaped == NULL) {
         cubind__strbuf_printf(why, "%s: out of memory", d->file);
         return -1;
     }
-    read_version(d, out);
+    read_version(d, out, &found);
     return 0;
 }

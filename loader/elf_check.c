@@ -8,8 +8,8 @@
 #include "elf_check.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,107 +49,104 @@ static const char *machine_name(unsigned machine)
     }
 }
 
+/* The file offset of virtual address `vaddr`, from the PT_LOAD headers (`count` of them at `phdrs`,
+ * not necessarily aligned); -1 when none maps it. */
+static long long file_offset(const unsigned char *phdrs, size_t count, unsigned long long vaddr)
+{
+    ElfW(Phdr) ph;
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        memcpy(&ph, phdrs + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+            return (long long)(vaddr - ph.p_vaddr + ph.p_offset);
+    }
+    return -1;
+}
+
 /*
  * What dlopen handles badly in an ELF file of this process's class and byte order: it
  * maps a truncated file's segments past its end and dies of SIGBUS on touching them, and
- * says "No such file or directory" of another machine's library. Returns 0 when dlopen
- * may go ahead (other faults it reports well), -1 with the reason in `why`.
+ * says "No such file or directory" of another machine's library. Read from the open file
+ * `fd` with as few reads as it takes (the header and program headers in one, the dynamic
+ * section and the soname in one each).
  */
-int cubind__check_elf(const char *path, off_t size, cubind__strbuf *why)
+int cubind__inspect_elf(int fd, off_t size, char *soname, size_t soname_size, int *has_soname, cubind__strbuf *why)
 {
-    ElfW(Ehdr) eh;
-    ElfW(Phdr) ph[64];
-    unsigned long long end = 0;
-    size_t i, count;
-    int result = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return 0; /* dlopen says why */
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) || eh.e_ident[EI_DATA] != HOST_DATA)
-        goto done;
+    union {
+        ElfW(Ehdr) eh;
+        unsigned char bytes[4096]; /* the header and, in every usual file, the program headers */
+    } head;
+    ElfW(Dyn) dyn[512];
+    const unsigned char *phdrs;
+    unsigned char *heap = NULL;
+    unsigned long long end, strtab = 0, offset = 0;
+    size_t i, count, ndyn;
+    int has_strtab = 0, found_soname = 0, result = 0;
+    long long at;
+    ssize_t got;
+    ElfW(Phdr) ph, dynamic;
+
+    *has_soname = -1;
+    if (soname_size < 2)
+        soname_size = 1; /* room for nothing: the name cannot be told */
+    got = pread(fd, head.bytes, sizeof head.bytes, 0);
+    if (got < (ssize_t)sizeof head.eh || memcmp(head.eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        head.eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        head.eh.e_ident[EI_DATA] != HOST_DATA)
+        return 0; /* not an ELF file of this process's kind: dlopen says why */
 #ifdef HOST_MACHINE
-    if (eh.e_machine != HOST_MACHINE) {
+    if (head.eh.e_machine != HOST_MACHINE) {
         cubind__strbuf_printf(why, ": built for %s (ELF machine %u), not for this process's %s (%u)",
-                              machine_name(eh.e_machine), (unsigned)eh.e_machine, machine_name(HOST_MACHINE),
-                              (unsigned)HOST_MACHINE);
-        result = -1;
-        goto done;
+                              machine_name(head.eh.e_machine), (unsigned)head.eh.e_machine,
+                              machine_name(HOST_MACHINE), (unsigned)HOST_MACHINE);
+        return -1;
     }
 #endif
-    if (eh.e_phentsize != sizeof ph[0])
-        goto done;
-    end = (unsigned long long)eh.e_phoff + (unsigned long long)eh.e_phnum * sizeof ph[0];
+    if (head.eh.e_phentsize != sizeof ph)
+        return 0;
+    count = head.eh.e_phnum;
+    end = (unsigned long long)head.eh.e_phoff + (unsigned long long)count * sizeof ph;
     if (end > (unsigned long long)size) {
         cubind__strbuf_printf(why, ": truncated ELF file: %lld bytes, but its program headers need %llu",
                               (long long)size, end);
-        result = -1;
-        goto done;
+        return -1;
+    }
+    if (end <= (unsigned long long)got) {
+        phdrs = head.bytes + head.eh.e_phoff;
+    } else {
+        if ((heap = malloc(count * sizeof ph)) == NULL ||
+            pread(fd, heap, count * sizeof ph, (off_t)head.eh.e_phoff) != (ssize_t)(count * sizeof ph)) {
+            free(heap);
+            return 0;
+        }
+        phdrs = heap;
     }
     end = 0;
-    for (i = 0; i < eh.e_phnum; i += count) {
-        size_t j;
-        ssize_t want;
-        count = eh.e_phnum - i < sizeof ph / sizeof ph[0] ? eh.e_phnum - i : sizeof ph / sizeof ph[0];
-        want = (ssize_t)(count * sizeof ph[0]);
-        if (pread(fd, ph, (size_t)want, (off_t)(eh.e_phoff + i * sizeof ph[0])) != want)
-            goto done;
-        for (j = 0; j < count; ++j)
-            if (ph[j].p_type == PT_LOAD &&
-                (unsigned long long)ph[j].p_offset + (unsigned long long)ph[j].p_filesz > end)
-                end = (unsigned long long)ph[j].p_offset + (unsigned long long)ph[j].p_filesz;
+    memset(&dynamic, 0, sizeof dynamic);
+    for (i = 0; i < count; ++i) {
+        memcpy(&ph, phdrs + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && (unsigned long long)ph.p_offset + (unsigned long long)ph.p_filesz > end)
+            end = (unsigned long long)ph.p_offset + (unsigned long long)ph.p_filesz;
+        else if (ph.p_type == PT_DYNAMIC && dynamic.p_type != PT_DYNAMIC)
+            dynamic = ph;
     }
     if (end > (unsigned long long)size) {
         cubind__strbuf_printf(why, ": truncated ELF file: %lld bytes, but its segments need %llu", (long long)size,
                               end);
         result = -1;
-    }
-done:
-    close(fd);
-    return result;
-}
-
-/* The file offset of virtual address `vaddr`, from the PT_LOAD headers; -1 when none maps it. */
-static long long file_offset(const ElfW(Phdr) *ph, size_t count, unsigned long long vaddr)
-{
-    size_t i;
-    for (i = 0; i < count; ++i)
-        if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr && vaddr < ph[i].p_vaddr + ph[i].p_filesz)
-            return (long long)(vaddr - ph[i].p_vaddr + ph[i].p_offset);
-    return -1;
-}
-
-int cubind__elf_soname(const char *path, char *soname, size_t size)
-{
-    ElfW(Ehdr) eh;
-    ElfW(Phdr) ph[64];
-    ElfW(Dyn) dyn[512];
-    size_t count, i, ndyn;
-    unsigned long long strtab = 0, offset = 0;
-    int has_soname = 0, has_strtab = 0, result = -1;
-    long long at;
-    ssize_t got;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -1;
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
-        eh.e_ident[EI_DATA] != HOST_DATA || eh.e_phentsize != sizeof ph[0] || eh.e_phnum == 0 ||
-        eh.e_phnum > sizeof ph / sizeof ph[0])
-        goto done;
-    count = eh.e_phnum;
-    if (pread(fd, ph, count * sizeof ph[0], (off_t)eh.e_phoff) != (ssize_t)(count * sizeof ph[0]))
-        goto done;
-    for (i = 0; i < count && ph[i].p_type != PT_DYNAMIC; ++i)
-        ;
-    if (i == count) {
-        result = 0; /* no dynamic section: no soname */
         goto done;
     }
-    ndyn = ph[i].p_filesz / sizeof dyn[0];
+    /* the soname; -1 (cannot tell) unless read to the end */
+    if (count == 0)
+        goto done;
+    if (dynamic.p_type != PT_DYNAMIC) {
+        *has_soname = 0; /* no dynamic section: no soname */
+        goto done;
+    }
+    ndyn = dynamic.p_filesz / sizeof dyn[0];
     if (ndyn > sizeof dyn / sizeof dyn[0])
         ndyn = sizeof dyn / sizeof dyn[0];
-    got = pread(fd, dyn, ndyn * sizeof dyn[0], (off_t)ph[i].p_offset);
+    got = pread(fd, dyn, ndyn * sizeof dyn[0], (off_t)dynamic.p_offset);
     if (got < 0)
         goto done;
     ndyn = (size_t)got / sizeof dyn[0];
@@ -159,23 +156,23 @@ int cubind__elf_soname(const char *path, char *soname, size_t size)
             has_strtab = 1;
         } else if (dyn[i].d_tag == DT_SONAME) {
             offset = (unsigned long long)dyn[i].d_un.d_val;
-            has_soname = 1;
+            found_soname = 1;
         }
     }
-    if (!has_soname) {
-        result = 0;
+    if (!found_soname) {
+        *has_soname = 0;
         goto done;
     }
-    if (!has_strtab || (at = file_offset(ph, count, strtab)) < 0)
+    if (!has_strtab || (at = file_offset(phdrs, count, strtab)) < 0)
         goto done;
-    got = pread(fd, soname, size - 1, (off_t)(at + (long long)offset));
+    got = pread(fd, soname, soname_size - 1, (off_t)(at + (long long)offset));
     if (got <= 0)
         goto done;
     soname[got] = '\0';
-    if (strlen(soname) == (size_t)got && (size_t)got == size - 1)
+    if (strlen(soname) == (size_t)got && (size_t)got == soname_size - 1)
         goto done; /* longer than any soname cubind knows: cannot tell */
-    result = 1;
+    *has_soname = 1;
 done:
-    close(fd);
+    free(heap);
     return result;
 }

@@ -1,21 +1,21 @@
 /*
  * loader/elf_check.h - look at an ELF file before dlopen does: what dlopen handles
- * badly (a truncated file, another machine's library) is refused with the reason.
+ * badly (a truncated file, another machine's library) is refused with the reason, and
+ * the file's DT_SONAME is read without loading it.
  */
 #ifndef CUBIND_ELF_CHECK_H
 #define CUBIND_ELF_CHECK_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "strbuf.h"
 
-/* 0 when dlopen may go ahead with `path` (`size` bytes; faults dlopen reports well pass),
- * -1 with the reason appended to `why`. */
-int cubind__check_elf(const char *path, off_t size, cubind__strbuf *why);
-
-/* The file's DT_SONAME, read without loading it: 1 and the name in `soname` (`size` bytes),
- * 0 when the file has none, -1 when that cannot be told (not an ELF file of this process's
- * kind, unreadable, a name that does not fit). */
-int cubind__elf_soname(const char *path, char *soname, size_t size);
+/* Look at the open file `fd` (`size` bytes). Returns 0 when dlopen may go ahead with it (faults
+ * dlopen reports well pass), -1 with the reason appended to `why`. Sets *has_soname to 1 with
+ * the file's DT_SONAME in `soname` (`soname_size` bytes), 0 when the file has none, -1 when that
+ * cannot be told (not an ELF file of this process's kind, unreadable, a name that does not fit). */
+int cubind__inspect_elf(int fd, off_t size, char *soname, size_t soname_size, int *has_soname,
+                        cubind__strbuf *why);
 
 #endif /* CUBIND_ELF_CHECK_H */

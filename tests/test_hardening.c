@@ -146,6 +146,23 @@ static int scenario_ld_path_truncated(void)
     return 0;
 }
 
+/* LD_LIBRARY_PATH names a directory ($CUBIND_TEST_DIR) where libcublas.so.13 is a FIFO: never
+ * opened (an open for reading would wait for a writer, as a RTLD_NOLOAD probe by soname once did),
+ * refused with the reason, and the load goes on to the next candidate. */
+static int scenario_ld_path_fifo(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    const char *dir = must_getenv("CUBIND_TEST_DIR");
+    alarm(20);
+    (void)cubind_library_info(CUBIND_LIB_CUBLAS, &info);
+    CHECK(opens_of(dir) == 0);
+    if (info.found)
+        CHECK(info.path[0] == '/' && strncmp(info.path, dir, strlen(dir)) != 0);
+    else
+        CHECK(contains(info.error, "not a regular file (a FIFO)"));
+    return 0;
+}
+
 /* ---- 4. threads leaving early ------------------------------------------------------------------------- */
 
 static int slow_pipe[2];
@@ -397,6 +414,7 @@ static const struct scenario scenarios[] = {
     {"status_vs_handler", scenario_status_vs_handler},
     {"ld_path_cwd", scenario_ld_path_cwd},
     {"ld_path_truncated", scenario_ld_path_truncated},
+    {"ld_path_fifo", scenario_ld_path_fifo},
     {"cancel_in_load", scenario_cancel_in_load},
     {"handler_longjmp", scenario_handler_longjmp},
     {"handles", scenario_handles},
@@ -471,6 +489,17 @@ static void test_system_loader_checks_files(void **state)
     snprintf(file, sizeof file, "%s/libcublas.so.13", dir);
     assert_int_equal(copy_file(mock_path("libcublas.so.13"), file, 1024), 0);
     ld_path_case(dir, dir, "ld_path_truncated");
+}
+
+static void test_system_loader_skips_fifo(void **state)
+{
+    const char *dir = tmp_path("fifo");
+    char file[4200];
+    (void)state;
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(file, sizeof file, "%s/libcublas.so.13", dir);
+    assert_int_equal(mkfifo(file, 0600), 0);
+    ld_path_case(dir, dir, "ld_path_fifo");
 }
 
 /* Run `argv` with `env` (NAME=VALUE entries replacing the environment), output into `out`. */
@@ -648,6 +677,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_status_does_not_depend_on_handler),
         cmocka_unit_test(test_system_loader_skips_working_directory),
         cmocka_unit_test(test_system_loader_checks_files),
+        cmocka_unit_test(test_system_loader_skips_fifo),
         cmocka_unit_test(test_setuid_ignores_environment),
         cmocka_unit_test(test_cancel_inside_load),
         cmocka_unit_test(test_handler_left_by_longjmp),

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,9 +147,11 @@ static int scenario_already_loaded(void)
 static int scenario_system_loader(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
+    char real[PATH_MAX];
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "system loader"));
     CHECK(same(info.path, mock_path("libcublas.so.13")));
+    CHECK(realpath(info.path, real) != NULL && same(info.real_path, real)); /* read from the checks' descriptor */
     return 0;
 }
 

@@ -8,7 +8,8 @@
  * first call and cached. Discovery order, first hit wins, absolute paths only:
  *   1. a path or dlopen handle given by cubind_set_library_path/handle;
  *   2. the environment variable CUBIND_<LIB>_PATH (full path of the .so);
- *   3. a copy already loaded in the process (newest soname first);
+ *   3. a copy already loaded in the process (newest soname first; the loaded objects are
+ *      walked, so a soname not loaded costs no search of the file system);
  *   4. the system loader's search by soname, newest major first, done by cubind so that
  *      each file is checked before dlopen: the dynamic loader's search path (LD_LIBRARY_PATH,
  *      rpath; empty and relative entries, the working directory, are skipped), the ld.so
